@@ -1,0 +1,3 @@
+from tablecompanion.cli import main
+
+raise SystemExit(main())
