@@ -28,6 +28,12 @@ Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in mm
 PLAYERS: tuple[Player, Player] = ("bottom", "top")
 ROW_CAPACITY_MIN = 3
 
+# Calibration markers stuck on the frame's corners: ArUco DICT_4X4_50, ids by corner, each centred in
+# the corner square of the frame border with a side of MARKER_FILL x frame_width.
+MARKER_DICTIONARY = "DICT_4X4_50"
+MARKER_IDS = {"top_left": 0, "top_right": 1, "bottom_right": 2, "bottom_left": 3}
+MARKER_FILL = 0.8
+
 
 @dataclass(frozen=True)
 class BoardSpec:
@@ -256,6 +262,20 @@ class BoardGeometry:
             offset = t / 2 + i * t + 4.0
             out.append((xm, y1 - offset) if player == "bottom" else (xm, y0 + offset))
         return out
+
+    # --- calibration markers ---------------------------------------------------------------------
+    def marker_corners(self, marker_id: int) -> tuple[tuple[float, float], ...]:
+        """A marker's four corners in mm, in ArUco's order (its own top-left, top-right, bottom-right,
+        bottom-left), the marker printed upright as seen from the bottom player's seat."""
+        corner = {v: k for k, v in MARKER_IDS.items()}.get(marker_id)
+        if corner is None:
+            raise ValueError(f"marker id must be one of {sorted(MARKER_IDS.values())}, got {marker_id!r}")
+        s = self.spec
+        f = s.frame_width
+        cx = f / 2 if corner.endswith("left") else s.width - f / 2
+        cy = f / 2 if corner.startswith("top") else s.height - f / 2
+        h = MARKER_FILL * f / 2
+        return ((cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h))
 
     # --- lookups --------------------------------------------------------------------------------
     def point_at(self, x: float, y: float) -> int | None:

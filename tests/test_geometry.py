@@ -65,3 +65,14 @@ def test_bad_dimensions_are_refused():
         BoardSpec.from_dict({"point_widht": 50})
     with pytest.raises(ValueError):
         to_bottom(0, "bottom")
+
+
+def test_markers_sit_in_the_frame_corners():
+    geo = BoardGeometry()
+    for marker_id in range(4):
+        corners = geo.marker_corners(marker_id)
+        assert len(corners) == 4
+        for x, y in corners:
+            assert geo.locate(x, y).kind == "frame"
+    with pytest.raises(ValueError):
+        geo.marker_corners(7)
