@@ -1,0 +1,68 @@
+"""Every tuned threshold of calibration, named, in one place (as chesscog keeps them in its config).
+
+Stages take one of these dataclasses so a test, an evaluation or a person can change a value without
+editing code; the defaults are what the evaluations in docs/calibration.md were measured with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class MarkerConfig:
+    """Finding the four ArUco markers stuck on the frame's corners."""
+
+    min_markers: int = 3  # a homography needs 4 points; 3 markers give 12 corners, plenty
+    corner_refinement: bool = True  # sub-pixel corners: the markers are small (20 mm)
+    max_reprojection_error_mm: float = 3.0  # above this a marker is misplaced or misread
+
+
+@dataclass(frozen=True)
+class CornersConfig:
+    """Four outer-frame corners clicked by a person or given on the command line."""
+
+    min_side_px: float = 20.0  # shorter sides mean a typo or a click on the same spot twice
+
+
+@dataclass(frozen=True)
+class FindBoardConfig:
+    """Finding the board from its own features, without markers (see find_board.py)."""
+
+    work_width: int = 640  # the frame is scaled to this width before searching
+    min_area_fraction: float = 0.08  # a candidate quadrilateral covers at least this share of the frame
+    max_candidates: int = 60  # quadrilaterals scored coarsely
+    refine_top_k: int = 4  # best coarse hypotheses refined
+    score_px_per_mm: float = 0.35  # resolution of the warped surface used for scoring
+    refine_px_per_mm: float = 0.7  # resolution of the final refinement
+    refine_iterations: int = 40
+    refine_initial_step_mm: float = 12.0
+    refine_min_step_mm: float = 0.5
+    min_score: float = 0.42  # fraction of colour variance the triangle model explains; below: no board
+    min_alternation: float = 1.5  # triangle colours must alternate: contrast / spread of each colour
+    min_aspect: float = 1.05  # the surface is wider than tall, even in perspective
+    search_proportions: bool = True  # fit bar width and middle gap when no spec is given
+
+
+@dataclass(frozen=True)
+class DriftConfig:
+    """When to ask for recalibration."""
+
+    tolerance_mm: float = 6.0  # a marker or the board's corner moved further than this: recalibrate
+    warn_mm: float = 3.0  # moved a little: still usable, but say so
+
+
+@dataclass(frozen=True)
+class LensConfig:
+    """Lens calibration from the printed ChArUco sheet."""
+
+    min_views: int = 4
+    min_corners_per_view: int = 8
+    max_rms_px: float = 2.0  # above this the views were blurry or the sheet was not flat
+
+
+DEFAULT_MARKERS = MarkerConfig()
+DEFAULT_CORNERS = CornersConfig()
+DEFAULT_FIND_BOARD = FindBoardConfig()
+DEFAULT_DRIFT = DriftConfig()
+DEFAULT_LENS = LensConfig()
