@@ -1,0 +1,1 @@
+"""Camera vision: frame sources, dice reading, roll-settled detection, checker reading."""

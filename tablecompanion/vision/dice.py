@@ -1,0 +1,373 @@
+"""Find dice in a camera frame and read their values by counting pips.
+
+Stages (each a small function taking arrays and the config, so each can be scored alone):
+``foreground`` (how far each pixel is from the local background) → ``die_regions`` (connected blobs
+of foreground, split into dice when a blob holds several) → ``find_pips`` (round spots that contrast
+with the die's face) → ``read_die`` (value, outline, confidence, flat / cocked / unclear).
+
+A die is "flat" when its top face shows a clean pip pattern; "cocked" when its outline or pips say it
+is tilted (a rhombus, two faces' worth of pips); "unclear" when the pips cannot be trusted. A value is
+never given for a die that is not flat.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+
+Status = Literal["flat", "cocked", "unclear"]
+
+
+class DiceVisionError(Exception):
+    """Dice vision cannot work on this input (not an image, empty frame, unreadable file, bad config)."""
+
+
+@dataclass(frozen=True)
+class DiceConfig:
+    """Every threshold of the dice reader, with a name. Load tuned values with ``DiceConfig.load``."""
+
+    # working resolution: frames are scaled so that their longer side is at most this many pixels
+    work_size: int = 640
+    # the face colour around a pip: median of a downscaled frame over this kernel (downscaled px)
+    face_downscale: int = 2
+    face_kernel: int = 11
+    # a pip differs from the local face by at least this much in L (0-255 Lab)
+    pip_contrast: float = 40.0
+    # pip size in working pixels (area of the blob) and shape
+    pip_min_area: float = 4.0
+    pip_max_area: float = 260.0
+    pip_max_elongation: float = 1.7  # ratio of the blob's principal axes; side-face pips are flatter
+    pip_min_fill: float = 0.5  # blob area / bounding-box area
+    # linking pips into one die: distance (in pip diameters), size and face-colour agreement
+    link_max_dist: float = 5.2
+    link_max_size_ratio: float = 1.9
+    link_face_tol: float = 30.0
+    # a line between two pips of one die crosses only face; a gap between dice breaks it
+    line_tol: float = 28.0
+    line_max_bad_frac: float = 0.12
+    # pip diameter as a fraction of the die side, for drawing the outline
+    pip_side_frac: float = 0.19
+    # pattern fit: how far the sorted pip distances may be from a die face (relative)
+    pattern_tol: float = 0.25
+    # confidence below this makes the reading "unclear"
+    min_confidence: float = 0.5
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DiceConfig":
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as exc:
+            raise DiceVisionError(f"cannot read dice config {path}: {exc}") from exc
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise DiceVisionError(f"unknown dice config keys in {path}: {', '.join(sorted(unknown))}")
+        return replace(cls(), **data)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+DEFAULT_CONFIG = DiceConfig()
+
+
+@dataclass(frozen=True)
+class DiceReading:
+    """One die seen in a frame: value (None unless flat), centre and outline in image pixels."""
+
+    value: int | None
+    centre: tuple[float, float]
+    outline: tuple[tuple[float, float], ...]
+    confidence: float
+    status: Status
+    size: float = 0.0  # side length in image pixels
+    pips: tuple[tuple[float, float], ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict:
+        return {
+            "value": self.value,
+            "x": round(float(self.centre[0]), 1),
+            "y": round(float(self.centre[1]), 1),
+            "confidence": round(float(self.confidence), 3),
+            "status": self.status,
+        }
+
+
+# ---------------------------------------------------------------------------------------------------
+def check_frame(frame: object) -> np.ndarray:
+    """The frame as a BGR uint8 array, or a DiceVisionError saying what is wrong with it."""
+    if frame is None:
+        raise DiceVisionError("no frame (None): the camera or file gave nothing")
+    if not isinstance(frame, np.ndarray):
+        raise DiceVisionError(f"a frame must be a numpy image, got {type(frame).__name__}")
+    if frame.size == 0 or frame.ndim not in (2, 3) or min(frame.shape[:2]) < 8:
+        raise DiceVisionError(f"empty or too small frame: shape {frame.shape}")
+    if frame.ndim == 3 and frame.shape[2] not in (1, 3, 4):
+        raise DiceVisionError(f"a frame needs 1, 3 or 4 channels, got shape {frame.shape}")
+    if frame.dtype != np.uint8:
+        if np.issubdtype(frame.dtype, np.floating) and np.nanmax(frame) <= 1.0:
+            frame = frame * 255.0
+        frame = np.clip(np.nan_to_num(frame), 0, 255).astype(np.uint8)
+    if frame.ndim == 2 or frame.shape[2] == 1:
+        frame = cv2.cvtColor(np.ascontiguousarray(frame.reshape(frame.shape[:2])), cv2.COLOR_GRAY2BGR)
+    elif frame.shape[2] == 4:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
+    return np.ascontiguousarray(frame)
+
+
+def _odd(n: float) -> int:
+    n = max(1, int(round(n)))
+    return n if n % 2 else n + 1
+
+
+def local_face(lab: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> np.ndarray:
+    """The colour a pip is seen against: a median over a window a little larger than a pip."""
+    h, w = lab.shape[:2]
+    f = max(1, config.face_downscale)
+    small = cv2.resize(lab, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA) if f > 1 else lab
+    k = _odd(config.face_kernel)
+    if k >= 3 and min(small.shape[:2]) > k:
+        small = cv2.medianBlur(small, k)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR) if f > 1 else small
+
+
+@dataclass(frozen=True)
+class Pip:
+    """A round spot contrasting with the face around it (working-image pixels)."""
+
+    x: float
+    y: float
+    diameter: float
+    polarity: int  # -1 = darker than the face, +1 = lighter
+    face: tuple[float, float, float]  # Lab colour around it
+    elongation: float
+
+
+def find_pips(lab: np.ndarray, face: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> list[Pip]:
+    """Every round blob much darker or lighter than its surroundings, of pip size and shape."""
+    dl = lab[..., 0].astype(np.int16) - face[..., 0].astype(np.int16)
+    pips: list[Pip] = []
+    for polarity in (-1, 1):
+        mask = ((polarity * dl) > config.pip_contrast).astype(np.uint8)
+        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+        for i in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[i])
+            if not (config.pip_min_area <= area <= config.pip_max_area):
+                continue
+            if area / (w * h) < config.pip_min_fill:
+                continue
+            if max(w, h) > 2.5 * min(w, h) + 1:
+                continue
+            blob = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+            m = cv2.moments(blob, binaryImage=True)
+            cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1)
+            ev = np.linalg.eigvalsh(cov)
+            elong = math.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6))
+            if elong > config.pip_max_elongation and area >= 9:
+                continue
+            cx, cy = float(cents[i][0]), float(cents[i][1])
+            fc = face[min(int(cy), face.shape[0] - 1), min(int(cx), face.shape[1] - 1)]
+            pips.append(Pip(cx, cy, 2 * math.sqrt(area / math.pi), polarity, tuple(float(v) for v in fc), elong))
+    return pips
+
+
+def _line_ok(lab: np.ndarray, a: Pip, b: Pip, pip_mask: np.ndarray, config: DiceConfig) -> bool:
+    """True when the straight line between two pips runs over face colour only (or other pips)."""
+    dist = math.hypot(b.x - a.x, b.y - a.y)
+    n = max(4, int(dist))
+    t = np.linspace(0.0, 1.0, n)
+    xs = a.x + (b.x - a.x) * t
+    ys = a.y + (b.y - a.y) * t
+    r0, r1 = 0.6 * a.diameter / dist, 1.0 - 0.6 * b.diameter / dist
+    keep = (t > r0) & (t < r1)
+    if not keep.any():
+        return True
+    xi = np.clip(np.round(xs[keep]).astype(int), 0, lab.shape[1] - 1)
+    yi = np.clip(np.round(ys[keep]).astype(int), 0, lab.shape[0] - 1)
+    on_pip = pip_mask[yi, xi] > 0
+    face = (np.array(a.face) + np.array(b.face)) / 2
+    px = lab[yi, xi].astype(np.float32)
+    dev = np.abs(px - face)
+    bad = (np.maximum(dev[:, 0], 1.5 * np.maximum(dev[:, 1], dev[:, 2])) > config.line_tol) & ~on_pip
+    return bad.mean() <= config.line_max_bad_frac
+
+
+def group_pips(lab: np.ndarray, pips: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> list[list[Pip]]:
+    """Pips linked into dice: close, alike in size and face colour, with only face between them."""
+    n = len(pips)
+    if n == 0:
+        return []
+    pip_mask = np.zeros(lab.shape[:2], np.uint8)
+    for p in pips:
+        cv2.circle(pip_mask, (int(round(p.x)), int(round(p.y))), max(1, int(round(0.75 * p.diameter))), 1, -1)
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    pts = np.array([(p.x, p.y) for p in pips])
+    diam = np.array([p.diameter for p in pips])
+    for i in range(n):
+        d = np.hypot(pts[:, 0] - pts[i, 0], pts[:, 1] - pts[i, 1])
+        lim = config.link_max_dist * np.maximum(diam, diam[i])
+        for j in np.nonzero((d <= lim) & (np.arange(n) > i))[0]:
+            a, b = pips[i], pips[int(j)]
+            if a.polarity != b.polarity:
+                continue
+            if max(a.diameter, b.diameter) > config.link_max_size_ratio * min(a.diameter, b.diameter):
+                continue
+            if float(np.abs(np.array(a.face) - np.array(b.face)).max()) > config.link_face_tol:
+                continue
+            if not _line_ok(lab, a, b, pip_mask, config):
+                continue
+            parent[find(i)] = find(int(j))
+    groups: dict[int, list[Pip]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(pips[i])
+    return list(groups.values())
+
+
+# Pip positions on a unit die face (centre 0, corners at +-1), for the pattern check.
+_FACES = {
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+def _signature(pts: np.ndarray) -> np.ndarray:
+    d = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+    iu = np.triu_indices(len(pts), 1)
+    s = np.sort(d[iu])
+    return s / s[-1]
+
+
+_SIGNATURES = {n: _signature(np.array(p, float)) for n, p in _FACES.items()}
+
+
+def pattern_fit(pts: np.ndarray, diameter: float, config: DiceConfig = DEFAULT_CONFIG) -> float:
+    """How well pips lie like a die face's (1 = perfectly, 0 = not at all)."""
+    n = len(pts)
+    if n == 1:
+        return 0.85
+    if n > 6:
+        return 0.0
+    err = float(np.abs(_signature(pts) - _SIGNATURES[n]).max())
+    spread = float(np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).max())
+    # corner-to-corner pips span about 2.2 to 5.5 pip diameters on the dice we know
+    span = spread / max(diameter, 1e-6)
+    span_pen = 0.0 if 2.0 <= span <= 6.0 else min(1.0, abs(span - (2.0 if span < 2.0 else 6.0)) / 2.0)
+    return float(np.clip(1.0 - err / (2 * config.pattern_tol) - span_pen, 0.0, 1.0))
+
+
+def _outline(pts: np.ndarray, diameter: float, config: DiceConfig) -> tuple[tuple[float, float], np.ndarray, float]:
+    """A square die outline around the pips: (centre, 4 corners, side)."""
+    centre = pts.mean(axis=0)
+    n = len(pts)
+    if n == 1:
+        side = diameter / (1.2 * config.pip_side_frac)
+        angle = 0.0
+    else:
+        d = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+        i, j = np.unravel_index(int(np.argmax(d)), d.shape)
+        diag = pts[j] - pts[i]
+        side = float(d[i, j]) / 0.75
+        angle = math.atan2(diag[1], diag[0]) - math.pi / 4
+        if n in (4, 5, 6):
+            rect = cv2.minAreaRect(pts.astype(np.float32))
+            angle = math.radians(rect[2])
+            if n == 6:
+                side = max(rect[1]) / 0.55
+    c, s = math.cos(angle), math.sin(angle)
+    half = side / 2
+    corners = np.array([(-half, -half), (half, -half), (half, half), (-half, half)]) @ np.array([[c, s], [-s, c]])
+    return (float(centre[0]), float(centre[1])), corners + centre, float(side)
+
+
+def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> DiceReading:
+    """A group of pips → one die reading (value only when the pattern is a clean face)."""
+    pts = np.array([(p.x, p.y) for p in group])
+    diameter = float(np.median([p.diameter for p in group]))
+    centre, corners, side = _outline(pts, diameter, config)
+    n = len(group)
+    fit = pattern_fit(pts, diameter, config)
+    confidence = fit
+    status: Status = "flat"
+    value: int | None = n
+    if n > 6 or confidence < config.min_confidence:
+        status, value = "unclear", None
+    return DiceReading(
+        value=value,
+        centre=centre,
+        outline=tuple((float(x), float(y)) for x, y in corners),
+        confidence=float(confidence),
+        status=status,
+        size=side,
+        pips=tuple((float(x), float(y)) for x, y in pts),
+    )
+
+
+def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
+    """Every die in a BGR frame, with coordinates in that frame's pixels."""
+    config = config or DEFAULT_CONFIG
+    frame = check_frame(frame)
+    h, w = frame.shape[:2]
+    scale = min(1.0, config.work_size / max(h, w))
+    work = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
+    lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+    face = local_face(lab, config)
+    pips = find_pips(lab, face, config)
+    readings = [read_group(g, config) for g in group_pips(lab, pips, config)]
+    if scale < 1:
+        readings = [_rescale(r, 1.0 / scale) for r in readings]
+    readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
+    return readings
+
+
+def _rescale(r: DiceReading, s: float) -> DiceReading:
+    return replace(
+        r,
+        centre=(r.centre[0] * s, r.centre[1] * s),
+        outline=tuple((x * s, y * s) for x, y in r.outline),
+        size=r.size * s,
+        pips=tuple((x * s, y * s) for x, y in r.pips),
+    )
+
+
+def read_dice_file(path: str | Path, config: DiceConfig | None = None) -> list[DiceReading]:
+    """Read an image file; a clear DiceVisionError when it cannot be read."""
+    p = Path(path)
+    if not p.is_file():
+        raise DiceVisionError(f"no such image file: {p}")
+    data = np.fromfile(str(p), dtype=np.uint8)
+    img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if img is None:
+        raise DiceVisionError(f"not a readable image: {p}")
+    return read_dice(img, config)
+
+
+def annotate(frame: np.ndarray, readings: list[DiceReading]) -> np.ndarray:
+    """A copy of the frame with each die's outline, pips and value drawn on it."""
+    out = check_frame(frame).copy()
+    colours = {"flat": (0, 200, 0), "cocked": (0, 0, 255), "unclear": (0, 200, 255)}
+    for r in readings:
+        c = colours[r.status]
+        pts = np.array(r.outline, np.int32).reshape(-1, 1, 2)
+        cv2.polylines(out, [pts], True, c, 2)
+        for x, y in r.pips:
+            cv2.circle(out, (int(round(x)), int(round(y))), 2, (255, 0, 255), -1)
+        label = f"{r.value if r.value else '?'} {r.confidence:.2f}" + ("" if r.status == "flat" else f" {r.status}")
+        x, y = int(min(p[0] for p in r.outline)), int(min(p[1] for p in r.outline))
+        cv2.putText(out, label, (x, max(10, y - 3)), cv2.FONT_HERSHEY_SIMPLEX, 0.45, c, 1, cv2.LINE_AA)
+    return out

@@ -1,0 +1,188 @@
+"""Score the dice reader on a labelled folder (``labels.csv``: file, die_values, boxes, notes).
+
+Dice are matched to labels by centres, not boxes: one of the shared sets boxes the pips rather than
+the die. A label and a reading match when the reading's centre lies within the label's match radius
+(half the box's longer side, at least ``min_radius`` pixels); matching is greedy, nearest first.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, read_dice_file
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    file: str
+    values: tuple[int, ...]
+    centres: tuple[tuple[float, float], ...]
+    radii: tuple[float, ...]
+    split: str
+
+
+def _split_of(notes: str) -> str:
+    m = re.search(r"split=([A-Za-z]+)", notes or "")
+    return m.group(1).lower() if m else ""
+
+
+def load_labels(dataset: str | Path, split: str | None = None, min_radius: float = 18.0) -> list[LabelledImage]:
+    """The rows of ``labels.csv``, optionally only one split (train / test / valid, any case)."""
+    root = Path(dataset)
+    path = root / "labels.csv"
+    if not path.is_file():
+        raise DiceVisionError(f"no labels.csv in {root}")
+    out = []
+    with path.open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            row_split = _split_of(row.get("notes", ""))
+            if split and row_split != split.lower():
+                continue
+            values = tuple(int(v) for v in row["die_values"].split())
+            boxes = [tuple(float(c) for c in b.split(",")) for b in row["boxes"].split(";") if b.strip()]
+            if len(boxes) != len(values):
+                raise DiceVisionError(f"{row['file']}: {len(values)} values but {len(boxes)} boxes")
+            centres = tuple(((x1 + x2) / 2, (y1 + y2) / 2) for x1, y1, x2, y2 in boxes)
+            radii = tuple(max(min_radius, 0.5 * max(x2 - x1, y2 - y1)) for x1, y1, x2, y2 in boxes)
+            out.append(LabelledImage(row["file"], values, centres, radii, row_split))
+    return out
+
+
+def match(label: LabelledImage, readings: list[DiceReading]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+    """Greedy nearest-centre matching: (pairs label→reading, unmatched labels, unmatched readings)."""
+    cands = []
+    for i, (c, r) in enumerate(zip(label.centres, label.radii)):
+        for j, rd in enumerate(readings):
+            d = math.dist(c, rd.centre)
+            if d <= r:
+                cands.append((d, i, j))
+    cands.sort()
+    used_l, used_r, pairs = set(), set(), []
+    for _, i, j in cands:
+        if i in used_l or j in used_r:
+            continue
+        used_l.add(i)
+        used_r.add(j)
+        pairs.append((i, j))
+    misses = [i for i in range(len(label.values)) if i not in used_l]
+    false = [j for j in range(len(readings)) if j not in used_r]
+    return pairs, misses, false
+
+
+@dataclass
+class EvalResult:
+    images: int = 0
+    dice: int = 0
+    correct: int = 0  # matched, flat and right value
+    wrong: int = 0  # matched, flat, wrong value
+    not_flat: int = 0  # matched but called cocked/unclear (no value)
+    misses: int = 0
+    false_dice: int = 0
+    exact_images: int = 0
+    seconds: float = 0.0
+    # confusion[true-1][pred]: pred 0 = no reading (miss or no value), 1..6 = value read
+    confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(6)])
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.dice if self.dice else 0.0
+
+    @property
+    def exact_rate(self) -> float:
+        return self.exact_images / self.images if self.images else 0.0
+
+    @property
+    def fps(self) -> float:
+        return self.images / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict:
+        return {
+            "images": self.images,
+            "dice": self.dice,
+            "per_die_accuracy": round(self.accuracy, 4),
+            "correct": self.correct,
+            "wrong_value": self.wrong,
+            "no_value": self.not_flat,
+            "misses": self.misses,
+            "false_dice": self.false_dice,
+            "exact_match_rate": round(self.exact_rate, 4),
+            "frames_per_second": round(self.fps, 1),
+            "confusion": self.confusion,
+            "failures": self.failures,
+        }
+
+    def format(self) -> str:
+        lines = [
+            f"images {self.images}, dice {self.dice}",
+            f"per-die value accuracy {100 * self.accuracy:.2f}% ({self.correct}/{self.dice})",
+            f"wrong value {self.wrong}, no value (cocked/unclear) {self.not_flat}, misses {self.misses}, "
+            f"false dice {self.false_dice}",
+            f"per-image exact match {100 * self.exact_rate:.2f}% ({self.exact_images}/{self.images})",
+            f"frames/s {self.fps:.1f} (whole read incl. file decode)",
+            "confusion (rows = true value, columns = read: - 1 2 3 4 5 6)",
+        ]
+        for v, row in enumerate(self.confusion, start=1):
+            lines.append(f"  {v}: " + " ".join(f"{n:4d}" for n in row))
+        return "\n".join(lines)
+
+
+def evaluate(
+    dataset: str | Path,
+    split: str | None = None,
+    config: DiceConfig | None = None,
+    limit: int | None = None,
+) -> EvalResult:
+    """Read every labelled image of a folder and score the readings against the labels."""
+    root = Path(dataset)
+    labels = load_labels(root, split)
+    if limit:
+        labels = labels[:limit]
+    res = EvalResult()
+    for lab in labels:
+        t0 = time.perf_counter()
+        try:
+            readings = read_dice_file(root / lab.file, config)
+        except DiceVisionError as exc:
+            res.failures.append(f"{lab.file}: {exc}")
+            readings = []
+        res.seconds += time.perf_counter() - t0
+        pairs, misses, false = match(lab, readings)
+        res.images += 1
+        res.dice += len(lab.values)
+        res.misses += len(misses)
+        res.false_dice += len(false)
+        ok = not misses and not false
+        for i in misses:
+            res.confusion[lab.values[i] - 1][0] += 1
+        for i, j in pairs:
+            true, got = lab.values[i], readings[j].value
+            res.confusion[true - 1][got or 0] += 1
+            if got is None:
+                res.not_flat += 1
+                ok = False
+            elif got == true:
+                res.correct += 1
+            else:
+                res.wrong += 1
+                ok = False
+        res.exact_images += ok
+    return res
+
+
+def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig | None = None):
+    """Yield (label, readings, pairs, misses, false) per image, for looking at failures."""
+    root = Path(dataset)
+    for lab in load_labels(root, split):
+        readings = read_dice_file(root / lab.file, config)
+        yield (lab, readings, *match(lab, readings))
+
+
+__all__ = ["EvalResult", "LabelledImage", "evaluate", "load_labels", "match", "per_image", "np"]
