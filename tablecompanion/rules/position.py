@@ -65,13 +65,15 @@ def point_name(p: int) -> str:
 class Move(NamedTuple):
     """One die played by one checker, in the mover's numbering (``source`` 25 = bar, ``dest`` 0 = off).
 
-    >>> str(Move(13, 7, 6, True))
+    The die is ``source - dest`` except when a checker is borne off with a higher die; a play's
+    :attr:`Play.dice_played` lists the dice in playing order.
+
+    >>> str(Move(13, 7, True))
     '13/7*'
     """
 
     source: int
     dest: int
-    die: int
     hit: bool = False
 
     def __str__(self) -> str:
@@ -101,7 +103,12 @@ class Play:
     @property
     def moves(self) -> tuple[Move, ...]:
         """The single-die steps, in playing order."""
-        return tuple(_new_tuple(Move, step) for step in self._steps)
+        return tuple(_new_tuple(Move, (s, t, hit)) for s, t, _, hit in self._steps)
+
+    @property
+    def dice_played(self) -> tuple[int, ...]:
+        """The die of each move, in playing order (parallel to :attr:`moves`)."""
+        return tuple(step[2] for step in self._steps)
 
     @property
     def dice_used(self) -> int:

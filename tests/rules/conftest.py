@@ -33,3 +33,9 @@ def load_jsonl(path: Path) -> list[dict]:
 def legal_cases() -> list[dict]:
     """The 500 gnubg legal-move cases of the dev file."""
     return load_jsonl(LEGAL_MOVES_DEV)
+
+
+@pytest.fixture(scope="session")
+def match_files() -> list[Path]:
+    """The real .mat files of ../shared/data/matches."""
+    return sorted(need(MATCHES_DIR).glob("*.mat"))
