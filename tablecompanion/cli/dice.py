@@ -1,0 +1,136 @@
+"""``tablecompanion dice read|eval|watch``: read dice in photos, score a labelled folder, watch a stream."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("dice", help="read dice in images, score the reader, watch rolls settle")
+    sub = p.add_subparsers(dest="dice_command", metavar="VERB")
+
+    r = sub.add_parser("read", help="read the dice in one or more images")
+    r.add_argument("images", nargs="+", metavar="IMAGE")
+    r.add_argument("--json", action="store_true", help="print JSON: [{file, dice: [{value, x, y, confidence, status}]}]")
+    r.add_argument("--annotate", metavar="OUT_DIR", help="write annotated copies of the images here")
+    r.add_argument("--config", metavar="JSON", help="dice reader thresholds (DiceConfig fields)")
+    r.set_defaults(func=_read)
+
+    e = sub.add_parser("eval", help="score the reader on a folder with labels.csv")
+    e.add_argument("dataset", metavar="DATASET_DIR")
+    e.add_argument("--split", help="only rows whose notes say split=SPLIT (train, test, valid)")
+    e.add_argument("--limit", type=int, help="only the first N images")
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--config", metavar="JSON")
+    e.set_defaults(func=_eval)
+
+    w = sub.add_parser("watch", help="watch a camera / video / image folder and print roll events")
+    w.add_argument("source", help="camera index, /dev/videoN, URL, video file or image folder")
+    w.add_argument("--fps", type=float, default=30.0, help="frame rate of an image folder")
+    w.add_argument("--opening", action="store_true", help="the first roll is the opening roll")
+    w.add_argument("--side", choices=("bottom", "top"), default="bottom", help="where the roller sits")
+    w.set_defaults(func=_watch)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _config(path: str | None):
+    from tablecompanion.vision.dice import DiceConfig
+
+    return DiceConfig.load(path) if path else None
+
+
+def _read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from tablecompanion.vision.dice import DiceVisionError, annotate, read_dice
+    import numpy as np
+
+    try:
+        config = _config(args.config)
+    except DiceVisionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out_dir = Path(args.annotate) if args.annotate else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    results = []
+    status = 0
+    for name in args.images:
+        entry: dict = {"file": name, "dice": []}
+        try:
+            data = np.fromfile(name, dtype=np.uint8) if Path(name).is_file() else None
+            img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data is not None and data.size else None
+            if img is None:
+                raise DiceVisionError(f"cannot read image {name}")
+            readings = read_dice(img, config)
+            entry["dice"] = [r.to_json() for r in readings]
+            if out_dir:
+                cv2.imwrite(str(out_dir / (Path(name).stem + "_dice.png")), annotate(img, readings))
+        except DiceVisionError as exc:
+            entry["error"] = str(exc)
+            status = 1
+            print(f"error: {exc}", file=sys.stderr)
+        results.append(entry)
+        if not args.json:
+            dice = entry["dice"]
+            text = ", ".join(
+                f"{d['value'] if d['value'] else '?'} at ({d['x']:.0f},{d['y']:.0f}) {d['status']} {d['confidence']:.2f}"
+                for d in dice
+            )
+            print(f"{name}: {len(dice)} dice" + (f": {text}" if text else ""))
+    if args.json:
+        print(json.dumps(results))
+    return status
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from tablecompanion.vision.dice import DiceVisionError
+    from tablecompanion.vision.dice_eval import evaluate
+
+    try:
+        result = evaluate(args.dataset, args.split, _config(args.config), limit=args.limit)
+    except DiceVisionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if result.images == 0:
+        print(f"error: no labelled images in {args.dataset}" + (f" for split {args.split}" if args.split else ""), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        print(result.format())
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from tablecompanion.vision.frames import FrameSourceError, open_source
+    from tablecompanion.vision.settle import DicePickedUp, Occluded, RollSettled, RollWatcher
+
+    try:
+        source = open_source(args.source, fps=args.fps)
+    except FrameSourceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    watcher = RollWatcher(roller_side=args.side, opening=args.opening)
+    t0 = time.perf_counter()
+    n = 0
+    try:
+        for frame in source.frames():
+            n += 1
+            for ev in watcher.feed(frame.image, frame.time, frame.index):
+                if isinstance(ev, RollSettled):
+                    print(f"[{ev.time:7.2f}s #{ev.frame_index}] roll {ev.verdict}: {ev.reason}")
+                    watcher.opening = False
+                elif isinstance(ev, DicePickedUp):
+                    print(f"[{ev.time:7.2f}s #{ev.frame_index}] dice picked up")
+                elif isinstance(ev, Occluded):
+                    print(f"[{ev.time:7.2f}s #{ev.frame_index}] board occluded")
+    finally:
+        source.close()
+    dt = time.perf_counter() - t0
+    print(f"{n} frames, {n / dt if dt else 0:.1f} frames/s", file=sys.stderr)
+    return 0

@@ -1,0 +1,206 @@
+"""Know when a roll has come to rest, and when the dice are picked up, from a stream of frames.
+
+A cheap motion measure runs on every frame (a small blurred grey copy compared with the previous one).
+Dice moving → still for ``still_frames`` frames → the dice are read once → one ``RollSettled``. The
+still frame is also compared with the last quiet view of the table: when a large part of it differs
+(a hand or an arm is over the board) the watcher waits instead of reading. When the dice of a settled
+roll are gone, ``DicePickedUp``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Literal, Sequence
+
+import cv2
+import numpy as np
+
+from tablecompanion.geometry import BoardGeometry, Player
+from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
+from tablecompanion.vision.placement import Placement, place_dice, place_opening_roll
+
+Verdict = Literal["valid", "void"]
+
+
+@dataclass(frozen=True)
+class SettleConfig:
+    """Thresholds of the motion detector and the debounce (frame counts are at the camera's rate)."""
+
+    motion_width: int = 160  # width of the grey copy used for motion
+    motion_blur: int = 5
+    pixel_threshold: int = 18  # grey-level change that counts as motion
+    moving_fraction: float = 0.0015  # fraction of pixels changed: something moves
+    still_frames: int = 4  # consecutive quiet frames before reading (4 at 30 fps = 133 ms)
+    occlusion_fraction: float = 0.06  # changed area vs. the quiet table that means a hand is in view
+    expected_dice: int = 2
+    # a die that moved less than this (fraction of its size) is the same die as before
+    same_die_tolerance: float = 0.5
+
+
+@dataclass(frozen=True)
+class RollSettled:
+    dice: tuple[DiceReading, ...]
+    placements: tuple[Placement, ...]
+    verdict: Verdict
+    reason: str
+    frame_index: int
+    time: float
+    opening: bool = False
+
+    @property
+    def values(self) -> tuple[int | None, ...]:
+        return tuple(d.value for d in self.dice)
+
+
+@dataclass(frozen=True)
+class DicePickedUp:
+    frame_index: int
+    time: float
+
+
+@dataclass(frozen=True)
+class Occluded:
+    """Something large (a hand) is over the board; nothing is read until it goes."""
+
+    frame_index: int
+    time: float
+
+
+Event = RollSettled | DicePickedUp | Occluded
+
+
+def judge_roll(
+    readings: Sequence[DiceReading],
+    placements: Sequence[Placement],
+    expected: int = 2,
+) -> tuple[Verdict, str]:
+    """Valid only when exactly ``expected`` dice lie flat, each read, each in the right place.
+
+    Unknown placement (no calibration) is accepted; the first problem found is the reason for a void.
+    """
+    if len(readings) < expected:
+        return "void", f"only {len(readings)} of {expected} dice seen (off the board or hidden?)"
+    if len(readings) > expected:
+        return "void", f"{len(readings)} dice seen, expected {expected}"
+    for i, (r, p) in enumerate(zip(readings, placements), start=1):
+        if r.status == "cocked":
+            return "void", f"die {i} cocked"
+        if r.status != "flat" or r.value is None:
+            return "void", f"die {i} unclear: re-roll"
+        if p not in ("ok", "unknown"):
+            return "void", f"die {i} {p}"
+    return "valid", "-".join(str(r.value) for r in sorted(readings, key=lambda r: -(r.value or 0)))
+
+
+@dataclass
+class RollWatcher:
+    """Feed frames in order; get events. One instance per camera."""
+
+    config: SettleConfig = field(default_factory=SettleConfig)
+    dice_config: DiceConfig | None = None
+    board_from_image: np.ndarray | None = None
+    geometry: BoardGeometry | None = None
+    roller_side: Player = "bottom"
+    opening: bool = False  # the next roll is the opening roll (one die in each half)
+    reader: Callable[..., list[DiceReading]] = read_dice
+
+    def __post_init__(self) -> None:
+        self._prev: np.ndarray | None = None
+        self._quiet: np.ndarray | None = None  # the last quiet view of the table
+        self._still = 0
+        self._moved = False  # motion since the last decision
+        self._settled: tuple[DiceReading, ...] | None = None
+        self._occluded = False
+        self.last_motion = 0.0
+        self.frames_seen = 0
+        self.bad_frames = 0
+
+    # --- per-frame motion --------------------------------------------------------------------
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        h, w = frame.shape[:2]
+        mw = min(self.config.motion_width, w)
+        mh = max(1, round(h * mw / w))
+        grey = cv2.cvtColor(cv2.resize(frame, (mw, mh), interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        k = self.config.motion_blur | 1
+        return cv2.GaussianBlur(grey, (k, k), 0) if k > 1 else grey
+
+    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.count_nonzero(cv2.absdiff(a, b) > self.config.pixel_threshold)) / a.size
+
+    def feed(self, frame: np.ndarray, time: float | None = None, index: int | None = None) -> list[Event]:
+        """One frame in; zero or more events out. A bad frame is counted and ignored."""
+        idx = self.frames_seen if index is None else index
+        self.frames_seen += 1
+        t = idx / 30.0 if time is None else float(time)
+        try:
+            frame = check_frame(frame)
+        except DiceVisionError:
+            self.bad_frames += 1
+            return []
+        small = self._small(frame)
+        if self._prev is None or self._prev.shape != small.shape:
+            self._prev = small
+            self._quiet = small
+            self._moved = True  # read the first quiet view once
+            return []
+        motion = self._changed(small, self._prev)
+        self._prev = small
+        self.last_motion = motion
+        if motion > self.config.moving_fraction:
+            self._still = 0
+            self._moved = True
+            return []
+        self._still += 1
+        if self._still < self.config.still_frames or not self._moved:
+            return []
+        # quiet long enough after some motion: decide once
+        events: list[Event] = []
+        occlusion = self._changed(small, self._quiet) if self._quiet is not None else 0.0
+        if occlusion > self.config.occlusion_fraction and self._settled is not None:
+            if not self._occluded:
+                events.append(Occluded(idx, t))
+            self._occluded = True
+            return events
+        readings = tuple(self.reader(frame, self.dice_config))
+        if occlusion > self.config.occlusion_fraction and not readings:
+            # large change and no dice: most likely a hand at rest, wait for it to go
+            if not self._occluded:
+                events.append(Occluded(idx, t))
+            self._occluded = True
+            return events
+        self._occluded = False
+        self._moved = False
+        self._quiet = small
+        if not readings:
+            if self._settled:
+                events.append(DicePickedUp(idx, t))
+            self._settled = None
+            return events
+        if self._settled is not None and self._same_dice(readings, self._settled):
+            return events  # a hand passed over; the dice did not move
+        self._settled = readings
+        events.append(self._decide(readings, idx, t))
+        return events
+
+    def _same_dice(self, a: Sequence[DiceReading], b: Sequence[DiceReading]) -> bool:
+        if len(a) != len(b):
+            return False
+        left = list(b)
+        for r in a:
+            tol = self.config.same_die_tolerance * max(r.size, 4.0)
+            near = [s for s in left if math.dist(s.centre, r.centre) <= tol and s.value == r.value]
+            if not near:
+                return False
+            left.remove(near[0])
+        return True
+
+    def _decide(self, readings: tuple[DiceReading, ...], idx: int, t: float) -> RollSettled:
+        if self.opening:
+            placements = place_opening_roll(list(readings), self.board_from_image, self.geometry)
+        else:
+            placements = place_dice(readings, self.board_from_image, self.geometry, self.roller_side)
+        verdict, reason = judge_roll(readings, placements, self.config.expected_dice)
+        if self.opening and verdict == "valid" and readings[0].value == readings[1].value:
+            reason += " (opening doubles: roll again)"
+        return RollSettled(readings, tuple(placements), verdict, reason, idx, t, self.opening)
