@@ -1,0 +1,214 @@
+"""Which play was made: the board the camera read, matched against every legal result of the roll.
+
+The rules engine is the prior. Before the turn the position and the roll are known, so the observed
+board is compared with each legal play's resulting position; the play is the one it matches. When it
+matches none, the play was illegal, and the difference between the board before and the board now is
+turned back into notation so the rules engine can say what is wrong with it ("6/off: ..."), with the
+closest legal plays beside it. Points the camera was unsure of are left out of the comparison; when
+that leaves several plays matching, the answer is "ambiguous" and a person should look.
+
+>>> from tablecompanion.rules import Position
+>>> before = Position.initial()
+>>> after = before.parse_play("8/5 6/5", (3, 1)).result()
+>>> identify_play(before, (3, 1), BoardObservation.from_position(after)).verdict
+'legal'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Literal, Sequence
+
+from tablecompanion.rules import CHECKERS, IllegalPlayError, NotationError, Play, Position
+
+Verdict = Literal["legal", "illegal", "ambiguous", "unchanged"]
+BAR_INDEX = 24
+CLOSEST = 3
+# A second candidate this close (checker count differences) to the best one leaves room for a misread.
+CONFIDENT_MARGIN = 4.0
+
+
+@dataclass(frozen=True)
+class BoardObservation:
+    """Checkers as read from the board, in the mover's numbering: 25 counts a side like
+    :attr:`Position.on_roll` (index i = own point i+1, index 24 = bar); borne off is what is missing.
+
+    ``uncertain`` holds the mover's point numbers (1..24, 25 for the bar) whose counts the reader could
+    not vouch for (piles, occlusion); they are left out of the comparison.
+    """
+
+    mover: tuple[int, ...]
+    opponent: tuple[int, ...]
+    uncertain: frozenset[int] = field(default_factory=frozenset)
+    confidence: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("mover", "opponent"):
+            counts = tuple(int(n) for n in getattr(self, name))
+            if len(counts) != 25 or min(counts) < 0:
+                raise ValueError(f"{name} must be 25 non-negative counts (points 1..24 and the bar)")
+            if sum(counts) > CHECKERS:
+                raise ValueError(f"{name} has {sum(counts)} checkers on the board, more than {CHECKERS}")
+            object.__setattr__(self, name, counts)
+        object.__setattr__(self, "uncertain", frozenset(self.uncertain))
+        for point in self.uncertain:
+            if not 1 <= point <= 25:
+                raise ValueError(f"uncertain points are 1..24 or 25 (bar), not {point!r}")
+
+    @classmethod
+    def from_position(cls, position: Position, uncertain: Iterable[int] = (), confidence: float = 1.0):
+        """The observation of a board that shows exactly ``position`` (mover = side on roll)."""
+        return cls(position.on_roll, position.opponent, frozenset(uncertain), confidence)
+
+    def position(self) -> Position:
+        """The observed board as a position, mover on roll (raises if it is not a legal board)."""
+        return Position.from_board(self.mover, self.opponent)
+
+
+@dataclass(frozen=True)
+class Identification:
+    """The answer: what was played, how sure, and for an illegal play what was done and why not."""
+
+    verdict: Verdict
+    play: Play | None
+    confidence: float
+    distance: float
+    candidates: tuple[tuple[Play, float], ...]
+    observed: str = ""
+    reason: str = ""
+    points: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "verdict": self.verdict,
+            "play": None if self.play is None else str(self.play),
+            "confidence": round(self.confidence, 3),
+            "distance": self.distance,
+            "closest": [{"play": str(p), "distance": d} for p, d in self.candidates],
+            "observed": self.observed,
+            "reason": self.reason,
+            "points": list(self.points),
+        }
+
+
+def board_distance(result: Position, seen: BoardObservation) -> float:
+    """How many checkers would have to change for ``result`` to look like ``seen`` (sure points only)."""
+    total = 0
+    mover, opp = result.on_roll, result.opponent
+    for point in range(1, 25):
+        if point in seen.uncertain:
+            continue
+        total += abs(mover[point - 1] - seen.mover[point - 1])
+        total += abs(opp[24 - point] - seen.opponent[24 - point])
+    if 25 not in seen.uncertain:
+        total += abs(mover[BAR_INDEX] - seen.mover[BAR_INDEX])
+        total += abs(opp[BAR_INDEX] - seen.opponent[BAR_INDEX])
+    return float(total)
+
+
+def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation) -> Identification:
+    """Match the observed board against the legal results of ``dice`` played from ``before``."""
+    plays = before.legal_plays(dice)
+    if not plays:
+        plays = [before.pass_play(dice)]
+    ranked = sorted(((p, board_distance(p.result(), seen)) for p in plays), key=lambda pd: pd[1])
+    best_play, best = ranked[0]
+    exact = [p for p, d in ranked if d == 0]
+    closest = tuple(ranked[:CLOSEST])
+
+    if len(exact) > 1:
+        return Identification(
+            "ambiguous", None, 0.0, 0.0, tuple((p, 0.0) for p in exact[:CLOSEST]),
+            reason=f"{len(exact)} legal plays fit the board where it could be read: please look",
+            points=_points_of(exact),
+        )
+    if best == 0:
+        runner_up = ranked[1][1] if len(ranked) > 1 else CONFIDENT_MARGIN
+        confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
+        return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
+
+    if board_distance(before, seen) == 0:
+        return Identification(
+            "unchanged", None, seen.confidence, best, closest,
+            reason="the board still shows the position before the roll: no checker has moved",
+        )
+    observed, reason, points = describe_illegal(before, dice, seen)
+    return Identification("illegal", None, seen.confidence, best, closest, observed, reason, points)
+
+
+def describe_illegal(before: Position, dice: Sequence[int], seen: BoardObservation) -> tuple[str, str, tuple[int, ...]]:
+    """What the player seems to have done (notation), why the rules refuse it, and the points involved."""
+    problems = _opponent_changes(before, seen)
+    sources, dests = _mover_changes(before, seen)
+    if 0 in dests and any(seen.mover[6:]):
+        # Nothing can be borne off while checkers are outside the home board: they are unaccounted for.
+        dests = [d for d in dests if d != 0]
+    hit_points = {p for p, n in problems.pop("hit", {}).items() if n > 0}
+    steps = _pair(sources, dests)
+    text = " ".join(
+        f"{_name(s)}/{_name(d)}{'*' if d in hit_points else ''}" for s, d in steps
+    )
+    points = tuple(sorted({p for s, d in steps for p in (s, d) if 1 <= p <= 24}, reverse=True))
+    if len(sources) != len(dests):
+        missing = len(sources) - len(dests)
+        what = "missing from the board" if missing > 0 else "more than before"
+        return text, f"{abs(missing)} of the mover's checkers are {what}: the board cannot be read as a play", points
+    if problems.get("moved"):
+        moved = ", ".join(str(p) for p in sorted(problems["moved"], reverse=True))
+        return text, f"the opponent's checkers changed on {moved} (mover's numbering) without being hit", points
+    try:
+        play = before.parse_play(text, dice)
+    except (IllegalPlayError, NotationError) as err:
+        return text, str(err), points
+    if play.result() != seen.position():
+        return text, f"{play} was read, but a hit checker is not on the bar or one is there that was not hit", points
+    return text, "the board matches no legal play", points
+
+
+def _mover_changes(before: Position, seen: BoardObservation) -> tuple[list[int], list[int]]:
+    """Points the mover's checkers left (with multiplicity; 25 = bar) and reached (0 = off)."""
+    sources: list[int] = []
+    dests: list[int] = []
+    for index in range(25):
+        point = 25 if index == BAR_INDEX else index + 1
+        delta = seen.mover[index] - before.on_roll[index]
+        (dests if delta > 0 else sources).extend([point] * abs(delta))
+    off_delta = (CHECKERS - sum(seen.mover)) - before.borne_off[0]
+    if off_delta > 0:
+        dests.extend([0] * off_delta)
+    return sorted(sources, reverse=True), sorted(dests, reverse=True)
+
+
+def _opponent_changes(before: Position, seen: BoardObservation) -> dict[str, dict[int, int]]:
+    """Opponent checkers gone from the mover's points: hits when the bar grew to match, else moves."""
+    gone: dict[int, int] = {}
+    for index in range(24):
+        delta = before.opponent[index] - seen.opponent[index]
+        if delta:
+            gone[24 - index] = delta  # the opponent's point index+1 is the mover's 24 - index
+    bar_gain = seen.opponent[BAR_INDEX] - before.opponent[BAR_INDEX]
+    hits: dict[int, int] = {}
+    moved: dict[int, int] = {}
+    for point, n in sorted(gone.items(), reverse=True):
+        if n > 0 and bar_gain > 0:
+            taken = min(n, bar_gain)
+            hits[point] = taken
+            bar_gain -= taken
+            n -= taken
+        if n:
+            moved[point] = n
+    return {"hit": hits, "moved": moved}
+
+
+def _pair(sources: list[int], dests: list[int]) -> list[tuple[int, int]]:
+    """Pair leaving and arriving checkers, highest with highest, as players write their moves."""
+    return list(zip(sources, dests))
+
+
+def _points_of(plays: Iterable[Play]) -> tuple[int, ...]:
+    points = {p for play in plays for m in play.moves for p in (m.source, m.dest) if 1 <= p <= 24}
+    return tuple(sorted(points, reverse=True))
+
+
+def _name(point: int) -> str:
+    return "bar" if point == 25 else "off" if point == 0 else str(point)

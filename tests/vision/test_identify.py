@@ -1,0 +1,114 @@
+import random
+
+import pytest
+
+from tablecompanion.rules import Position
+from tablecompanion.vision.identify import BoardObservation, board_distance, identify_play
+
+
+def _seen(position, **kw):
+    return BoardObservation.from_position(position, **kw)
+
+
+def test_every_legal_play_of_the_opening_rolls_is_identified():
+    start = Position.initial()
+    for d1 in range(1, 7):
+        for d2 in range(1, d1 + 1):
+            for play in start.legal_plays((d1, d2)):
+                found = identify_play(start, (d1, d2), _seen(play.result()))
+                assert found.verdict == "legal"
+                assert found.play == play
+                assert found.confidence > 0
+
+
+def test_random_games_identify_every_turn():
+    rng = random.Random(7)
+    for _ in range(20):
+        pos = Position.initial()
+        for _ in range(60):
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            plays = pos.legal_plays(dice)
+            if plays:
+                play = rng.choice(plays)
+                found = identify_play(pos, dice, _seen(play.result()))
+                assert found.verdict == "legal" and found.play == play
+                pos = pos.apply(play)
+            else:
+                pos = pos.swapped()
+            if pos.winner():
+                break
+
+
+def test_six_played_from_the_six_point_into_a_block_is_flagged_with_the_reason():
+    # O (opponent) holds its 6-point = mover's 19; mover tries 24/18 with a 6 while 18 is blocked
+    start = Position.initial()
+    opp = list(start.opponent)
+    opp[5] -= 3
+    opp[6] += 3  # opponent's 7-point = mover's 18-point: blocked
+    before = Position.from_board(start.on_roll, opp)
+    mover = list(before.on_roll)
+    mover[23] -= 1
+    mover[17] += 1  # 24/18 lands on a block: impossible, but a hand can do it
+    mover[12] -= 1
+    mover[9] += 1  # 13/10
+    seen = BoardObservation(tuple(mover), before.opponent)
+    found = identify_play(before, (6, 3), seen)
+    assert found.verdict == "illegal"
+    assert found.observed == "24/18 13/10"
+    assert "18" in found.reason
+    assert 24 in found.points and 18 in found.points
+    assert found.candidates and found.candidates[0][1] > 0
+
+
+def test_an_unmoved_board_is_reported_as_unchanged():
+    start = Position.initial()
+    found = identify_play(start, (3, 1), _seen(start))
+    assert found.verdict == "unchanged"
+
+
+def test_a_roll_that_cannot_be_played_is_a_legal_pass():
+    # mover on the bar against a closed board
+    mover = [0] * 25
+    mover[24] = 1
+    mover[5] = 14
+    opp = [0] * 25
+    for i in range(6):
+        opp[i] = 2
+    opp[7] = 3
+    before = Position.from_board(mover, opp)
+    found = identify_play(before, (6, 5), _seen(before))
+    assert found.verdict == "legal" and found.play.is_pass()
+
+
+def test_uncertain_points_can_make_two_plays_ambiguous():
+    start = Position.initial()
+    play = start.parse_play("13/11 6/5", (2, 1))
+    other = start.parse_play("13/11 8/7", (2, 1))
+    # a pile the reader could not count on the 6, 5, 8 and 7 points leaves both plays fitting
+    found = identify_play(start, (2, 1), _seen(play.result(), uncertain={5, 6, 7, 8}))
+    assert found.verdict == "ambiguous"
+    assert {p for p, _ in found.candidates} >= {play, other}
+
+
+def test_missing_checker_is_not_read_as_a_play():
+    start = Position.initial()
+    mover = list(start.on_roll)
+    mover[12] -= 1  # a checker taken off the 13-point and not put anywhere
+    found = identify_play(start, (3, 1), BoardObservation(tuple(mover), start.opponent))
+    assert found.verdict == "illegal"
+    assert "missing" in found.reason
+
+
+def test_observation_validates_counts():
+    with pytest.raises(ValueError):
+        BoardObservation((0,) * 24, (0,) * 25)
+    with pytest.raises(ValueError):
+        BoardObservation((1,) * 25, (0,) * 25)
+    with pytest.raises(ValueError):
+        BoardObservation((0,) * 25, (0,) * 25, uncertain={30})
+
+
+def test_distance_counts_each_misplaced_checker_twice():
+    start = Position.initial()
+    play = start.parse_play("8/5 6/5", (3, 1))
+    assert board_distance(play.result(), _seen(start)) == 4  # two checkers moved: -1 and +1 each
