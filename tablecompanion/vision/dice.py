@@ -39,11 +39,17 @@ class DiceConfig:
     face_kernel: int = 11
     # a pip differs from the local face by at least this much in L (0-255 Lab)
     pip_contrast: float = 40.0
+    # or by colour (red pips on a black die): chroma difference x weight, with L at least this way
+    pip_chroma_weight: float = 1.5
+    pip_chroma_min_dl: float = 4.0
     # pip size in working pixels (area of the blob) and shape
-    pip_min_area: float = 4.0
+    pip_min_area: float = 6.0
     pip_max_area: float = 260.0
     pip_max_elongation: float = 1.7  # ratio of the blob's principal axes; side-face pips are flatter
     pip_min_fill: float = 0.5  # blob area / bounding-box area
+    # blobs up to pip_merge_max pips large are re-thresholded at these multiples of pip_contrast
+    pip_merge_max: float = 8.0
+    pip_split_levels: tuple[float, ...] = (1.5, 2.2, 3.0)
     # linking pips into one die: distance (in pip diameters), size and face-colour agreement
     link_max_dist: float = 5.2
     link_max_size_ratio: float = 1.9
@@ -51,6 +57,12 @@ class DiceConfig:
     # a line between two pips of one die crosses only face; a gap between dice breaks it
     line_tol: float = 28.0
     line_max_bad_frac: float = 0.12
+    # a lone pip (a 1) must be this large (working px, and relative to other dice's pips), round,
+    # and alone within this many of its diameters
+    single_min_diameter: float = 3.5
+    single_min_rel: float = 0.7
+    single_max_elongation: float = 1.5
+    single_clear_radius: float = 2.2
     # pip diameter as a fraction of the die side, for drawing the outline
     pip_side_frac: float = 0.19
     # pattern fit: how far the sorted pip distances may be from a die face (relative)
@@ -68,6 +80,7 @@ class DiceConfig:
         unknown = set(data) - known
         if unknown:
             raise DiceVisionError(f"unknown dice config keys in {path}: {', '.join(sorted(unknown))}")
+        data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
         return replace(cls(), **data)
 
     def to_dict(self) -> dict:
@@ -150,31 +163,50 @@ class Pip:
 
 
 def find_pips(lab: np.ndarray, face: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> list[Pip]:
-    """Every round blob much darker or lighter than its surroundings, of pip size and shape."""
+    """Every round blob much darker or lighter than its surroundings, of pip size and shape.
+
+    Pips that blur together (small dice, close pips) form one blob at the base contrast; such a blob
+    is thresholded again at higher contrasts until it falls apart into round pips.
+    """
     dl = lab[..., 0].astype(np.int16) - face[..., 0].astype(np.int16)
+    dab = cv2.max(cv2.absdiff(lab[..., 1], face[..., 1]), cv2.absdiff(lab[..., 2], face[..., 2])).astype(np.float32)
+    chroma = config.pip_chroma_weight * dab
     pips: list[Pip] = []
     for polarity in (-1, 1):
-        mask = ((polarity * dl) > config.pip_contrast).astype(np.uint8)
-        n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
-        for i in range(1, n):
-            x, y, w, h, area = (int(v) for v in stats[i])
-            if not (config.pip_min_area <= area <= config.pip_max_area):
-                continue
-            if area / (w * h) < config.pip_min_fill:
-                continue
-            if max(w, h) > 2.5 * min(w, h) + 1:
-                continue
+        pdl = (polarity * dl).astype(np.float32)
+        strength = np.where(pdl > config.pip_chroma_min_dl, np.maximum(pdl, chroma), pdl)
+        _blobs_at(strength, config.pip_contrast, 0, 0, polarity, face, config, pips, depth=0)
+    return pips
+
+
+def _blobs_at(
+    strength: np.ndarray, level: float, ox: int, oy: int, polarity: int, face: np.ndarray,
+    config: DiceConfig, out: list[Pip], depth: int,
+) -> None:
+    mask = (strength > level).astype(np.uint8)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=4)
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < config.pip_min_area or area > config.pip_max_area * config.pip_merge_max:
+            continue
+        fill = area / (w * h)
+        elong = 1.0
+        ok = area <= config.pip_max_area and fill >= config.pip_min_fill and max(w, h) <= 2.5 * min(w, h) + 1
+        if ok:
             blob = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
             m = cv2.moments(blob, binaryImage=True)
             cov = np.array([[m["mu20"], m["mu11"]], [m["mu11"], m["mu02"]]]) / max(m["m00"], 1)
             ev = np.linalg.eigvalsh(cov)
             elong = math.sqrt(max(ev[1], 1e-6) / max(ev[0], 1e-6))
-            if elong > config.pip_max_elongation and area >= 9:
-                continue
-            cx, cy = float(cents[i][0]), float(cents[i][1])
-            fc = face[min(int(cy), face.shape[0] - 1), min(int(cx), face.shape[1] - 1)]
-            pips.append(Pip(cx, cy, 2 * math.sqrt(area / math.pi), polarity, tuple(float(v) for v in fc), elong))
-    return pips
+            ok = not (elong > config.pip_max_elongation and area >= 9)
+        if not ok:
+            if depth < len(config.pip_split_levels):
+                sub = np.where(labels[y : y + h, x : x + w] == i, strength[y : y + h, x : x + w], 0)
+                _blobs_at(sub, config.pip_contrast * config.pip_split_levels[depth], ox + x, oy + y, polarity, face, config, out, depth + 1)
+            continue
+        cx, cy = float(cents[i][0]) + ox, float(cents[i][1]) + oy
+        fc = face[min(int(cy), face.shape[0] - 1), min(int(cx), face.shape[1] - 1)]
+        out.append(Pip(cx, cy, 2 * math.sqrt(area / math.pi), polarity, tuple(float(v) for v in fc), elong))
 
 
 def _line_ok(lab: np.ndarray, a: Pip, b: Pip, pip_mask: np.ndarray, config: DiceConfig) -> bool:
@@ -318,6 +350,32 @@ def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> DiceRea
     )
 
 
+def prune_groups(groups: list[list[Pip]], pips: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> list[list[Pip]]:
+    """Drop lone spots that are not a die's single pip: specks, glints, stray side-face pips.
+
+    A one-pip face needs a pip as large as the pips of the other dice in view, and nothing
+    pip-like right next to it (a real 1 sits alone in the middle of a face).
+    """
+    multi = [p.diameter for g in groups if 2 <= len(g) <= 6 for p in g]
+    ref = float(np.median(multi)) if multi else 0.0
+    pts = np.array([(p.x, p.y) for p in pips]) if pips else np.zeros((0, 2))
+    out = []
+    for g in groups:
+        if len(g) > 1:
+            out.append(g)
+            continue
+        p = g[0]
+        if p.diameter < max(config.single_min_diameter, config.single_min_rel * ref):
+            continue
+        if p.elongation > config.single_max_elongation:
+            continue
+        d = np.hypot(pts[:, 0] - p.x, pts[:, 1] - p.y)
+        if np.count_nonzero(d < config.single_clear_radius * p.diameter) > 1:
+            continue
+        out.append(g)
+    return out
+
+
 def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
     """Every die in a BGR frame, with coordinates in that frame's pixels."""
     config = config or DEFAULT_CONFIG
@@ -328,7 +386,8 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
     face = local_face(lab, config)
     pips = find_pips(lab, face, config)
-    readings = [read_group(g, config) for g in group_pips(lab, pips, config)]
+    groups = prune_groups(group_pips(lab, pips, config), pips, config)
+    readings = [read_group(g, config) for g in groups]
     if scale < 1:
         readings = [_rescale(r, 1.0 / scale) for r in readings]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
