@@ -329,7 +329,6 @@ class Game:
         self._expect_actor(action, "play")
         play = self._resolve_play(action.play)
         after = self.position.apply(play)
-        notes["text"] = str(play)
         mover = self.turn
         self.position = after
         self.turn = other(mover)
