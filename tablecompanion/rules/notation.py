@@ -106,12 +106,12 @@ def _parse_point(word: str, token: str, first: bool, last: bool) -> tuple[int, b
         value = int(name)
     if value > 25:
         raise NotationError(f"{token!r}: there is no point {value}")
+    if first and value == OFF:
+        raise NotationError(f"{token!r}: a move cannot start off the board")
     if value == BAR and not first:
         raise NotationError(f"{token!r}: a checker can only come from the bar, not go to it")
     if value == OFF and not last:
         raise NotationError(f"{token!r}: a borne-off checker cannot move on")
-    if first and value == OFF:
-        raise NotationError(f"{token!r}: a move cannot start off the board")
     if first and star:
         raise NotationError(f"{token!r}: '*' marks a hit where a checker lands, not where it starts")
     if star and value == OFF:
@@ -122,8 +122,8 @@ def _parse_point(word: str, token: str, first: bool, last: bool) -> tuple[int, b
 def parse_paths(text: str) -> list[_Path]:
     """Split notation into checker paths, ``(n)`` repeats expanded. Syntax only, no board.
 
-    >>> [p.points for p in parse_paths("bar/22 13/7*/5 6/off 8/4(2)")]
-    [(25, 22), (13, 7, 5), (6, 0), (8, 4), (8, 4)]
+    >>> [p.points for p in parse_paths("bar/22 13/7*/5 8/4(2)")]
+    [(25, 22), (13, 7, 5), (8, 4), (8, 4)]
     """
     if not isinstance(text, str):
         raise NotationError(f"a play is written as text, not {type(text).__name__}")
@@ -208,7 +208,7 @@ class _Execution:
         self.failure: tuple[int, str] | None = None
 
     def fail(self, depth: int, message: str, weight: int) -> None:
-        rank = (depth, weight)
+        rank = (weight, depth)  # a reason on the board beats a dice mismatch found deeper
         if self.failure is None or rank > self.failure[0]:
             self.failure = (rank, message)
 
@@ -222,7 +222,7 @@ class _Execution:
                 self.results[key] = tuple(self.steps)
             return
         if not self.remaining:
-            self.fail(depth, "the text moves more pips than the dice allow", 0)
+            self.fail(depth, "it needs more dice than were rolled", 0)
             return
         seen_states = set()
         for i in pending:
@@ -236,7 +236,8 @@ class _Execution:
                 t = s - d if s != BAR else BAR - d
                 if target != OFF and t < target:
                     seg = f"{point_name(s)}/{point_name(target)}"
-                    self.fail(depth, f"{seg} does not fit the dice", 0)
+                    left = "-".join(str(x) for x in sorted(self.remaining, reverse=True))
+                    self.fail(depth, f"{seg} cannot be made with the dice left ({left})", 0)
                     continue
                 if t < 0:
                     t = 0
@@ -304,6 +305,7 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
             if p not in blots:
                 raise IllegalPlayError(f"{path.text}: there is no blot to hit on {p}")
 
+    _check_pips(paths, roll)
     run = _Execution(position, roll, paths)
     run.run()
     if not run.results:
@@ -326,6 +328,45 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
         raise NotationError(f"{text.strip()!r} is ambiguous: it can mean {options}")
     key = keys[0]
     return Play(position, roll, legal[key], key)
+
+
+def _pip_options(roll: tuple[int, int]) -> list[int]:
+    d1, d2 = roll
+    if d1 == d2:
+        return [d1 * k for k in range(1, 5)]
+    return sorted({d2, d1, d1 + d2})
+
+
+def _or_list(values: list[int]) -> str:
+    words = [str(v) for v in values]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _check_pips(paths: list[_Path], roll: tuple[int, int]) -> None:
+    """Reject, with the numbers, a written move whose length no die or dice of the roll can make.
+
+    Bearing off may use a higher die than the distance, so only moves that stay on the board are
+    checked this way; the rest is left to the die-by-die execution.
+    """
+    options = _pip_options(roll)
+    total = 0
+    exact = True
+    for path in paths:
+        pts = path.points
+        if pts[-1] == OFF:
+            exact = False
+            continue
+        n = pts[0] - pts[-1]
+        total += n
+        if n not in options:
+            raise IllegalPlayError(
+                f"{path.text} is {n} pip{'s' if n > 1 else ''}: the dice {_dice_text(roll)} move {_or_list(options)}"
+            )
+    if exact and total not in options:
+        text = " ".join(p.text for p in paths)
+        raise IllegalPlayError(
+            f"{text} moves {total} pips: the dice {_dice_text(roll)} move {_or_list(options)}"
+        )
 
 
 def _compulsory_reason(position, text, roll, results, legal) -> str:
