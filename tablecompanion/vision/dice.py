@@ -33,7 +33,7 @@ class DiceConfig:
     """Every threshold of the dice reader, with a name. Load tuned values with ``DiceConfig.load``."""
 
     # working resolution: frames are scaled so that their longer side is at most this many pixels
-    work_size: int = 640
+    work_size: int = 1280
     # the face colour around a pip: median of a downscaled frame over this kernel (downscaled px)
     face_downscale: int = 2
     face_kernel: int = 11
@@ -67,6 +67,13 @@ class DiceConfig:
     pip_side_frac: float = 0.19
     # pattern fit: how far the sorted pip distances may be from a die face (relative)
     pattern_tol: float = 0.25
+    # the face between the pips (this fraction of the outline) must be mostly face colour:
+    # above face_unclear the die is called cocked (a side face shows), above face_reject it is no die
+    face_check_extent: float = 0.85
+    face_unclear: float = 0.25
+    face_reject: float = 0.45
+    # pips flattened this much (mean axis ratio) mean the top face is tilted: cocked
+    cocked_elongation: float = 1.3
     # confidence below this makes the reading "unclear"
     min_confidence: float = 0.5
 
@@ -327,18 +334,52 @@ def _outline(pts: np.ndarray, diameter: float, config: DiceConfig) -> tuple[tupl
     return (float(centre[0]), float(centre[1])), corners + centre, float(side)
 
 
-def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> DiceReading:
-    """A group of pips → one die reading (value only when the pattern is a clean face)."""
+def face_clutter(lab: np.ndarray, group: list[Pip], centre, corners: np.ndarray) -> float:
+    """Fraction of the face (between the pips) that is not the face's colour: printed digits on a
+    doubling cube, a checker's rim, a side face of a tilted die."""
+    face = np.mean([p.face for p in group], axis=0)
+    c = np.asarray(centre)
+    u = (corners[1] - corners[0]) / 2
+    v = (corners[3] - corners[0]) / 2
+    g = np.linspace(-0.8, 0.8, 9)
+    gu, gv = np.meshgrid(g, g)
+    pts = c + gu.reshape(-1, 1) * u + gv.reshape(-1, 1) * v
+    pip_xy = np.array([(p.x, p.y) for p in group])
+    pip_r = np.array([0.9 * p.diameter for p in group])
+    dpip = np.sqrt(((pts[:, None, :] - pip_xy[None, :, :]) ** 2).sum(-1))
+    keep = ~(dpip < pip_r[None, :]).any(axis=1)
+    xi = np.round(pts[keep, 0]).astype(int)
+    yi = np.round(pts[keep, 1]).astype(int)
+    inside = (xi >= 0) & (yi >= 0) & (xi < lab.shape[1]) & (yi < lab.shape[0])
+    if not inside.any():
+        return 1.0
+    px = lab[yi[inside], xi[inside]].astype(np.float32)
+    dev = np.abs(px - face)
+    bad = np.maximum(dev[:, 0], 1.5 * np.maximum(dev[:, 1], dev[:, 2])) > 30.0
+    return float(bad.mean() * inside.mean() + (1 - inside.mean()))
+
+
+def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.ndarray | None = None) -> DiceReading | None:
+    """A group of pips → one die reading (value only when the pattern is a clean face).
+
+    None when the group is not a die at all (its "face" is mostly something else).
+    """
     pts = np.array([(p.x, p.y) for p in group])
     diameter = float(np.median([p.diameter for p in group]))
     centre, corners, side = _outline(pts, diameter, config)
     n = len(group)
     fit = pattern_fit(pts, diameter, config)
-    confidence = fit
+    clutter = face_clutter(lab, group, centre, corners * 0 + _inner(corners, centre, config)) if lab is not None else 0.0
+    if clutter > config.face_reject:
+        return None
+    confidence = fit * (1.0 - min(1.0, clutter / max(config.face_reject, 1e-6)) * 0.5)
+    elong = float(np.mean([p.elongation for p in group]))
     status: Status = "flat"
     value: int | None = n
     if n > 6 or confidence < config.min_confidence:
         status, value = "unclear", None
+    elif elong > config.cocked_elongation or clutter > config.face_unclear:
+        status, value = "cocked", None
     return DiceReading(
         value=value,
         centre=centre,
@@ -348,6 +389,11 @@ def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> DiceRea
         size=side,
         pips=tuple((float(x), float(y)) for x, y in pts),
     )
+
+
+def _inner(corners: np.ndarray, centre, config: DiceConfig) -> np.ndarray:
+    c = np.asarray(centre)
+    return c + (corners - c) * config.face_check_extent
 
 
 def prune_groups(groups: list[list[Pip]], pips: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> list[list[Pip]]:
@@ -387,7 +433,7 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     face = local_face(lab, config)
     pips = find_pips(lab, face, config)
     groups = prune_groups(group_pips(lab, pips, config), pips, config)
-    readings = [read_group(g, config) for g in groups]
+    readings = [r for r in (read_group(g, config, lab) for g in groups) if r is not None]
     if scale < 1:
         readings = [_rescale(r, 1.0 / scale) for r in readings]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
