@@ -28,6 +28,7 @@ from tablecompanion.rules.position import (
     normalize_dice,
 )
 from tablecompanion.rules.notation import format_play, parse_paths
+from tablecompanion.rules.xgid import Xgid
 
 __all__ = [
     "BAR",
@@ -43,6 +44,7 @@ __all__ = [
     "Play",
     "Position",
     "RulesError",
+    "Xgid",
     "decode_position_id",
     "encode_position_id",
     "format_play",

@@ -280,7 +280,7 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
     >>> pos = Position.initial()
     >>> str(parse_play(pos, "24/18 13/11", (6, 2)))
     '24/18 13/11'
-    >>> parse_play(pos, "6/5", (6, 5))
+    >>> parse_play(pos, "6/5", (6, 1))
     Traceback (most recent call last):
     ...
     tablecompanion.rules.errors.IllegalPlayError: both dice can be played: 6/5 alone is not enough

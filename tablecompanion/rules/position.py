@@ -257,6 +257,23 @@ class Position:
         """The gnubg Position ID (the player on roll in the second half)."""
         return encode_position_id(self.opponent, self.on_roll)
 
+    @classmethod
+    def from_xgid(cls, xgid: str) -> "Position":
+        """The checkers of an XGID, seen from the player on roll (see :class:`~tablecompanion.rules.xgid.Xgid`)."""
+        from tablecompanion.rules.xgid import Xgid
+
+        return Xgid.parse(xgid).position
+
+    def xgid(self, dice: Sequence[int] = (0, 0)) -> str:
+        """A money-game XGID of this position: the player on roll as X, centred 1-cube.
+
+        >>> Position.initial().xgid((5, 2))
+        'XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10'
+        """
+        from tablecompanion.rules.xgid import Xgid
+
+        return str(Xgid(position=self, dice=tuple(dice)))
+
     # -- value semantics ----------------------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
