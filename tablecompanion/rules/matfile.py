@@ -527,18 +527,18 @@ def _game_lines(game, match: Match, last: bool) -> list[str]:
             put(t.actor, " Takes")
         elif isinstance(a, Pass):
             put(t.actor, " Drops")
-    lines = []
-    for n, (left, right) in enumerate(rows, start=1):
-        if left is None and right is None:
-            continue
-        lines.append(f"{n:3d}) {left or '':<27} {right or ''}".rstrip())
     res = game.result
     if res is not None:
+        # The result goes in the winner's column, on the drop's line when there is room (as gnubg
+        # writes it), else on a line of its own.
         pts = res.points
-        word = "point" if pts == 1 else "points"
         tail = " and the match" if last and match.is_over else ""
-        if res.winner == "X":
-            lines.append(f"      Wins {pts} {word}{tail}")
-        else:
-            lines.append(f"{'':34}Wins {pts} {word}{tail}")
+        put(res.winner, f" Wins {pts} point{'s' * (pts != 1)}{tail}")
+    lines = []
+    for n, (left, right) in enumerate(rows, start=1):
+        left = left or ""
+        # Every line is at least 33 characters: gnubg 1.07 reads past the end of lines shorter
+        # than 16 into the previous line's text and would replay that line's O entry again.
+        sep = " " if len(left) < 27 else "  "
+        lines.append(f"{n:3d}) {left:<27}{sep}{right or ''}")
     return lines
