@@ -1,0 +1,152 @@
+"""The static board: painted once in board millimetres, then warped into each camera's picture.
+
+Everything here lies in the plane of the playing surface (the frame is painted with its bevels and the
+shadows it would cast, not raised), so the calibration markers on the frame sit exactly where
+``geometry.marker_corners`` says and one homography maps the whole board.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tablecompanion.geometry import MARKER_IDS, BoardGeometry
+from tablecompanion.sim import textures
+from tablecompanion.sim.style import BoardStyle
+
+SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
+TEXTURE_SEED = 20240517  # the same physical board in every frame, whatever the frame seed
+
+
+def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: float, margin: float) -> np.ndarray:
+    """The board and the table around it, seen from straight above, ``scale`` px/mm, as uint8 BGR.
+
+    Pixel (0, 0) is board mm (-margin, -margin).
+    """
+    rng = np.random.default_rng(TEXTURE_SEED)
+    s = geo.spec
+    W, H = int(round((s.width + 2 * margin) * scale)), int(round((s.height + 2 * margin) * scale))
+
+    def px(x: float, y: float) -> tuple[float, float]:
+        return ((x + margin) * scale, (y + margin) * scale)
+
+    def rect_px(r) -> tuple[int, int, int, int]:
+        x0, y0 = px(r[0], r[1])
+        x1, y1 = px(r[2], r[3])
+        return int(round(x0)), int(round(y0)), int(round(x1)), int(round(y1))
+
+    img = textures.wood((H, W), style.table_colour, rng, along_x=True, scale=scale * 1.3)
+    raised = np.zeros((H, W), np.float32)
+
+    # Frame: the whole board outline in darker wood, grain along the long side.
+    bx0, by0, bx1, by1 = rect_px(geo.outline)
+    frame = textures.wood((by1 - by0, bx1 - bx0), style.frame_colour, rng, along_x=True, scale=scale)
+    img[by0:by1, bx0:bx1] = frame
+    raised[by0:by1, bx0:bx1] = 1.0
+
+    # Trays on both sides (the home-side pair holds borne-off checkers, the other the cube).
+    f = s.frame_width
+    for tx in (f, s.width - f - s.tray_width):
+        for ty0, ty1 in ((f, f + s.surface_height / 2), (f + s.surface_height / 2, f + s.surface_height)):
+            inset = 2.0
+            x0, y0, x1, y1 = rect_px((tx, ty0 + (inset if ty0 > f else 0), tx + s.tray_width, ty1 - (inset if ty1 < f + s.surface_height else 0)))
+            img[y0:y1, x0:x1] = textures.felt((y1 - y0, x1 - x0), style.tray_colour, rng, scale=scale)
+            raised[y0:y1, x0:x1] = 0.0
+
+    # Playing surface halves.
+    for side in ("left", "right"):
+        x0, y0, x1, y1 = rect_px(geo.half(side))
+        shape = (y1 - y0, x1 - x0)
+        if style.surface == "felt":
+            surf = textures.felt(shape, style.surface_colour, rng, scale=scale)
+            shade_src = textures.felt(shape, (255, 255, 255), rng, scale=scale) / 255.0
+        else:
+            surf = textures.wood(shape, style.surface_colour, rng, along_x=False, scale=scale)
+            shade_src = textures.wood(shape, (255, 255, 255), rng, along_x=False, scale=scale) / 255.0
+        # Points: triangles painted on the surface, colour alternating from point 1.
+        tri_masks = [np.zeros(shape, np.uint8), np.zeros(shape, np.uint8)]
+        trim = np.zeros(shape, np.uint8)
+        for point in range(1, 25):
+            if geo.point_half(point) != side:
+                continue
+            poly = np.array([px(*p) for p in geo.point_triangle(point)]) - (x0, y0)
+            pts = np.round(poly * (1 << SHIFT)).astype(np.int32)
+            cv2.fillConvexPoly(tri_masks[(point + 1) % 2], pts, 255, cv2.LINE_AA, SHIFT)
+            cv2.polylines(trim, [pts], True, 255, max(1, int(scale * 0.8)), cv2.LINE_AA, SHIFT)
+        for k in (0, 1):
+            m = (tri_masks[k].astype(np.float32) / 255.0)[..., None]
+            colour = np.array(style.point_colours[k], np.float32)
+            surf = surf * (1 - m) + m * colour * shade_src * 1.02
+        if style.trim_colour is not None:
+            m = (trim.astype(np.float32) / 255.0)[..., None] * 0.7
+            surf = surf * (1 - m) + m * np.array(style.trim_colour, np.float32) * shade_src
+        img[y0:y1, x0:x1] = surf
+        raised[y0:y1, x0:x1] = 0.0
+
+    # Bar: wood, raised, with two brass hinges.
+    x0, y0, x1, y1 = rect_px(geo.bar)
+    img[y0:y1, x0:x1] = textures.wood((y1 - y0, x1 - x0), style.bar_colour, rng, along_x=False, scale=scale)
+    raised[y0:y1, x0:x1] = 1.0
+    cxp = (x0 + x1) / 2
+    cv2.line(img, (int(cxp), y0), (int(cxp), y1), tuple(0.5 * c for c in style.bar_colour), max(1, int(scale * 0.6)), cv2.LINE_AA)
+    for hy in (s.height * 0.22, s.height * 0.78):
+        hx0, hy0 = px(s.width / 2 - 9, hy - 28)
+        hx1, hy1 = px(s.width / 2 + 9, hy + 28)
+        cv2.rectangle(img, (int(hx0), int(hy0)), (int(hx1), int(hy1)), (70, 150, 190), -1, cv2.LINE_AA)
+        cv2.rectangle(img, (int(hx0), int(hy0)), (int(hx1), int(hy1)), (40, 90, 120), max(1, int(scale * 0.5)), cv2.LINE_AA)
+
+    # Relief only matters on and next to the board: keep the (large) table margin out of it.
+    pad = int(30 * scale)
+    ry0, ry1, rx0, rx1 = max(0, by0 - pad), min(H, by1 + pad), max(0, bx0 - pad), min(W, bx1 + pad)
+    img[ry0:ry1, rx0:rx1] = _relief(img[ry0:ry1, rx0:rx1], raised[ry0:ry1, rx0:rx1], scale)
+    # The board's own shadow on the table.
+    edge = np.zeros((H, W), np.float32)
+    edge[by0:by1, bx0:bx1] = 1
+    edge = cv2.GaussianBlur(edge[ry0:ry1, rx0:rx1], (0, 0), 5 * scale)
+    outside = 1 - raised[ry0:ry1, rx0:rx1]
+    outside[by0 - ry0:by1 - ry0, bx0 - rx0:bx1 - rx0] = 0
+    img[ry0:ry1, rx0:rx1] *= (1 - 0.45 * edge * outside)[..., None]
+
+    if markers:
+        _paint_markers(img, geo, px, scale)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _relief(img: np.ndarray, raised: np.ndarray, scale: float) -> np.ndarray:
+    """Bevels on raised wood and the soft shadow it throws on the felt below, lit from the top left."""
+    soft = cv2.GaussianBlur(raised, (0, 0), 1.8 * scale)
+    gy, gx = np.gradient(soft)
+    bevel = np.clip((-gx - gy) * 6.0 / max(scale, 0.5), -0.5, 0.5)  # facing the light: brighter
+    img = img * (1 + 0.45 * bevel)[..., None]
+    shift = int(round(3 * scale))
+    cast = np.zeros_like(raised)
+    cast[shift:, shift:] = raised[:-shift, :-shift]
+    cast = cv2.GaussianBlur(cast, (0, 0), 3.0 * scale)
+    low = 1.0 - raised
+    occl = cv2.GaussianBlur(raised, (0, 0), 6.0 * scale)
+    darken = 1.0 - low * (0.30 * cast + 0.18 * occl)
+    return img * darken[..., None]
+
+
+def _paint_markers(img: np.ndarray, geo: BoardGeometry, px, scale: float) -> None:
+    dictionary = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+    for marker_id in MARKER_IDS.values():
+        corners = geo.marker_corners(marker_id)
+        (x0, y0), (x1, y1) = px(*corners[0]), px(*corners[2])
+        side = x1 - x0
+        pad = 0.12 * side  # white quiet zone of the printed sticker
+        cv2.rectangle(img, (int(round(x0 - pad)), int(round(y0 - pad))), (int(round(x1 + pad)), int(round(y1 + pad))),
+                      (236, 240, 240), -1, cv2.LINE_AA)
+        n = max(6, int(round(side)))
+        marker = cv2.aruco.generateImageMarker(dictionary, marker_id, 6 * 16)
+        marker = cv2.resize(marker, (n, n), interpolation=cv2.INTER_AREA).astype(np.float32)
+        ix0, iy0 = int(round(x0)), int(round(y0))
+        tint = marker[..., None] / 255.0 * np.array([236, 240, 240], np.float32) + (1 - marker[..., None] / 255.0) * 22
+        img[iy0:iy0 + n, ix0:ix0 + n] = tint
+
+
+def warp_to_camera(texture: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float, margin: float) -> np.ndarray:
+    """Sample the painted texture at the board points each camera pixel sees."""
+    mx = (X + margin) * scale - 0.5
+    my = (Y + margin) * scale - 0.5
+    return cv2.remap(texture, mx.astype(np.float32), my.astype(np.float32), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)

@@ -1,0 +1,605 @@
+"""Compositing a scene into a webcam frame, fast enough for whole matches.
+
+A ``Renderer`` belongs to one camera, board style, orientation and marker setting. It paints the board
+once, keeps the lit picture of the board with its checkers and cube (the "static layer") until the
+checkers move, and per frame only draws the dice and hands in small regions, then adds sensor noise
+(from a pre-drawn bank) and the JPEG round trip.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from tablecompanion.geometry import MARKER_IDS, BoardGeometry, BoardSpec
+from tablecompanion.sim import board as board_paint
+from tablecompanion.sim import textures
+from tablecompanion.sim.camera import Camera, CameraModel
+from tablecompanion.sim.dice import Pose, in_rect, pose_die, rest_on, rot_axis, value_up
+from tablecompanion.sim.hands import hand_parts
+from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
+from tablecompanion.sim.style import DIE_STYLES, style_named
+
+SHIFT = 4
+ONE = 1 << SHIFT
+CIRCLE_N = 40
+CUBE_SIZE_MM = 26.0
+CUBE_VALUES = (2, 4, 8, 16, 32, 64)
+SHADOW_STRENGTH = 0.42
+NOISE_PAD = 96
+
+
+def _fp(pts: np.ndarray) -> np.ndarray:
+    return np.round(np.asarray(pts) * ONE).astype(np.int32)
+
+
+@dataclass
+class Drawn:
+    """One thing drawn this frame, for the truth: its outline in the picture."""
+
+    centre: tuple[float, float]
+    outline: np.ndarray
+
+
+class Renderer:
+    """Renders scenes for one camera, board style, orientation and marker setting."""
+
+    def __init__(self, camera: Camera | None = None, style: str = "tournament", home: str = "right",
+                 markers: bool = True, spec: BoardSpec | None = None) -> None:
+        self.camera = camera or Camera()
+        self.spec = spec or BoardSpec()
+        self.geo = BoardGeometry(self.spec, home)
+        self.style = style_named(style)
+        self.markers = markers
+        self.model: CameraModel = self.camera.model(self.spec)
+        w, h = self.camera.width, self.camera.height
+        X, Y = self.model.pixel_rays_to_plane()
+        self.px_per_mm = 1.0 / self.model.mm_per_pixel_at_centre(self.spec)
+        scale = float(np.clip(1.6 * self.px_per_mm, 0.8, 4.0))
+        margin = float(np.clip(max(-X.min(), -Y.min(), X.max() - self.spec.width, Y.max() - self.spec.height), 40, 900)) + 10
+        texture = board_paint.paint_board(self.geo, self.style, markers, scale, margin)
+        self.albedo = board_paint.warp_to_camera(texture, X, Y, scale, margin)
+        self.light = self._light_map(X, Y)
+        self.light_pos = np.array([self.camera.light_mm[0], self.camera.light_mm[1], -self.camera.light_mm[2]])
+        noise_rng = np.random.default_rng(7)
+        bank = noise_rng.normal(0, self.camera.noise, (h + NOISE_PAD, w + NOISE_PAD, 3)).astype(np.float32)
+        bank = cv2.GaussianBlur(bank, (0, 0), 0.5) * 1.6  # demosaicing correlates neighbouring pixels
+        self.noise_pos = np.clip(bank, 0, 255).astype(np.uint8)
+        self.noise_neg = np.clip(-bank, 0, 255).astype(np.uint8)
+        sprite_px = int(max(24, round(self.spec.checker_diameter * self.px_per_mm * 2)))
+        srng = np.random.default_rng(11)
+        self.sprites = {
+            "light": textures.checker_sprite(self.style.light_checker, sprite_px, srng),
+            "dark": textures.checker_sprite(self.style.dark_checker, sprite_px, srng),
+        }
+        self.checker_colour = {"light": np.array(self.style.light_checker, np.float32),
+                               "dark": np.array(self.style.dark_checker, np.float32)}
+        self._faces: dict = {}
+        self._layer_key = None
+        self._layer: np.ndarray | None = None
+        self._layer_checkers: list = []
+        self._layer_truth: dict = {}
+        self.static_renders = 0  # how often the static layer was rebuilt (benchmarks read it)
+
+    # --- lighting -----------------------------------------------------------------------------
+    def _light_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        cam = self.camera
+        lx, ly, lh = cam.light_mm
+        d2 = (X - lx) ** 2 + (Y - ly) ** 2 + lh * lh
+        irr = lh / d2 ** 1.5
+        irr = irr / irr.max()
+        lit = cam.ambient + (1 - cam.ambient) * irr
+        h, w = X.shape
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        vig = 1 - cam.vignette * r2
+        gain = np.array(cam.white_balance, np.float32) * cam.exposure * 1.18
+        return (lit * vig).astype(np.float32)[..., None] * gain
+
+    def shadow_point(self, pts: np.ndarray, floor_z: float = 0.0) -> np.ndarray:
+        """Where points (N, 3) throw their shadow on the plane z = floor_z, from the point light."""
+        L = self.light_pos
+        s = (floor_z - L[2]) / (pts[:, 2] - L[2])
+        out = L + (pts - L) * s[:, None]
+        out[:, 2] = floor_z
+        return out
+
+    # --- static layer: board, checkers, cube ------------------------------------------------------
+    def checker_places(self, scene: Scene) -> list[tuple[float, float, int, str, str]]:
+        """Every checker on the board: (x, y, layer, colour, where) in mm, with the small offsets
+        people leave (stable per point and slot, so checkers do not twitch between frames)."""
+        out = []
+        for p in range(1, 25):
+            colour, count = scene.points[p - 1]
+            if not count:
+                continue
+            slots = self.geo.checker_slots(p, count)
+            centre_y = self.spec.height / 2
+            for i, slot in enumerate(slots):
+                jr = np.random.default_rng((scene.jitter_seed, p, i))
+                jx, jy = jr.normal(0, 0.9, 2)
+                if slot.layer:
+                    # Piled checkers sit a little off the one below, towards the middle: a pile reads as one.
+                    jy += math.copysign(3.5 * slot.layer, centre_y - slot.y)
+                    jx += 2.0 * slot.layer * (1 if i % 2 else -1)
+                out.append((slot.x + jx, slot.y + jy, slot.layer, colour, f"point:{p}"))
+        for colour in COLOURS:
+            n = scene.bar_count(colour)
+            for i, slot in enumerate(self.geo.bar_slots(scene.side_of(colour), n)):
+                jr = np.random.default_rng((scene.jitter_seed, 25, COLOURS.index(colour), i))
+                jx, jy = jr.normal(0, 0.8, 2)
+                if slot.layer:
+                    jy += 3.5 * slot.layer
+                out.append((slot.x + jx, slot.y + jy, slot.layer, colour, "bar"))
+        return out
+
+    def static_layer(self, scene: Scene) -> np.ndarray:
+        key = scene.checkers_key()
+        if key != self._layer_key:
+            self._layer, self._layer_checkers, self._layer_truth = self._build_static(scene)
+            self._layer_key = key
+            self.static_renders += 1
+        return self._layer
+
+    def _build_static(self, scene: Scene):
+        img = self.albedo.copy()
+        checkers = self.checker_places(scene)
+        t = self.spec.checker_thickness
+        max_layer = max((c[2] for c in checkers), default=0)
+        # Borne-off checkers stand on edge in the trays; the cube sits in its tray or on the bar.
+        self._draw_trays(img, scene)
+        cube_truth = None
+        cube_pose = self._cube_pose(scene) if scene.cube is not None else None
+        if cube_pose is not None:
+            self._shadow(img, [cube_pose.vertices()], floor_z=0.0)
+            cube_truth = self._draw_cube(img, cube_pose, scene)
+        for layer in range(max_layer + 1):
+            group = [c for c in checkers if c[2] == layer]
+            self._shadow(img, [self._cylinder(c[0], c[1], layer * t, t) for c in group], floor_z=-layer * t)
+            group.sort(key=lambda c: -float(self.model.depth(np.array([[c[0], c[1], -layer * t]]))[0]))
+            for c in group:
+                self._draw_checker(img, c[0], c[1], -layer * t, c[3])
+        lit = cv2.multiply(img.astype(np.float32), self.light)
+        if self.camera.focus_blur > 0:
+            lit = cv2.GaussianBlur(lit, (0, 0), self.camera.focus_blur)
+        out = np.clip(lit, 0, 255).astype(np.uint8)
+        tops = [(c[0], c[1], -(c[2] + 1) * t, c[2]) for c in checkers]
+        return out, tops, {"cube": cube_truth}
+
+    def _cylinder(self, x: float, y: float, z0: float, height: float, r: float | None = None) -> np.ndarray:
+        r = r if r is not None else self.spec.checker_diameter / 2
+        a = np.linspace(0, 2 * math.pi, CIRCLE_N, endpoint=False)
+        ring = np.stack([x + r * np.cos(a), y + r * np.sin(a)], axis=1)
+        bottom = np.column_stack([ring, np.full(CIRCLE_N, -z0)])
+        top = np.column_stack([ring, np.full(CIRCLE_N, -z0 - height)])
+        return np.vstack([bottom, top])
+
+    def _shadow(self, img: np.ndarray, solids: list[np.ndarray], floor_z: float, strength: float = SHADOW_STRENGTH,
+                softness: float = 1.0, mask_out: np.ndarray | None = None) -> None:
+        """Darken ``img`` under the soft shadows of convex solids (their vertices, world mm)."""
+        if not solids:
+            return
+        polys = []
+        contacts = []
+        for pts in solids:
+            shadow = self.model.project(self.shadow_point(pts, floor_z))
+            polys.append(cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2))
+            low = pts[pts[:, 2] >= pts[:, 2].max() - 0.5]
+            contacts.append(cv2.convexHull(self.model.project(low).astype(np.float32)).reshape(-1, 2))
+        allpts = np.vstack(polys + contacts)
+        pad = int(12 * softness * max(1.0, self.px_per_mm)) + 4
+        h, w = img.shape[:2]
+        x0 = max(0, int(allpts[:, 0].min()) - pad)
+        y0 = max(0, int(allpts[:, 1].min()) - pad)
+        x1 = min(w, int(allpts[:, 0].max()) + pad)
+        y1 = min(h, int(allpts[:, 1].max()) + pad)
+        if x1 <= x0 or y1 <= y0:
+            return
+        soft = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        tight = np.zeros_like(soft)
+        for poly in polys:
+            cv2.fillConvexPoly(soft, _fp(poly - (x0, y0)), 255, cv2.LINE_AA, SHIFT)
+        for poly in contacts:
+            cv2.fillConvexPoly(tight, _fp(poly - (x0, y0)), 255, cv2.LINE_AA, SHIFT)
+        sigma = 2.2 * softness * max(1.0, self.px_per_mm)
+        m = cv2.GaussianBlur(soft, (0, 0), sigma).astype(np.float32) * (strength / 255.0)
+        m += cv2.GaussianBlur(tight, (0, 0), sigma * 0.35).astype(np.float32) * (0.35 / 255.0)
+        m = np.minimum(m, 0.8)
+        if mask_out is not None:
+            m *= 1.0 - mask_out[y0:y1, x0:x1]
+        roi = img[y0:y1, x0:x1]
+        roi[:] = (roi.astype(np.float32) * (1 - m)[..., None]).astype(np.uint8)
+
+    def _draw_checker(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
+        r = self.spec.checker_diameter / 2
+        t = self.spec.checker_thickness
+        pts = self.model.project(self._cylinder(x, y, -z0, t))
+        base = self.checker_colour[colour]
+        side = tuple(float(v) for v in base * 0.58)
+        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(img, _fp(hull), side, cv2.LINE_AA, SHIFT)
+        # A darker seam where the checker meets what it stands on.
+        cv2.polylines(img, [_fp(pts[:CIRCLE_N])], True, tuple(float(v) for v in base * 0.35), 1, cv2.LINE_AA, SHIFT)
+        ztop = z0 - t
+        c3 = np.array([[x, y, ztop], [x + r, y, ztop], [x, y + r, ztop]])
+        dst = self.model.project(c3).astype(np.float32)
+        sprite = self.sprites[colour]
+        n = sprite.shape[0]
+        c = (n - 1) / 2
+        src = np.float32([[c, c], [n - 1, c], [c, n - 1]])
+        top = pts[CIRCLE_N:]
+        self._paste_affine(img, sprite, src, dst, top)
+
+    def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray) -> None:
+        h, w = img.shape[:2]
+        x0 = max(0, int(math.floor(outline[:, 0].min())) - 2)
+        y0 = max(0, int(math.floor(outline[:, 1].min())) - 2)
+        x1 = min(w, int(math.ceil(outline[:, 0].max())) + 3)
+        y1 = min(h, int(math.ceil(outline[:, 1].max())) + 3)
+        if x1 <= x0 or y1 <= y0:
+            return
+        A = cv2.getAffineTransform(src.astype(np.float32), (dst - np.float32([x0, y0])).astype(np.float32))
+        patch = cv2.warpAffine(sprite, A, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        _blend(img, x0, y0, patch)
+
+    def _draw_trays(self, img: np.ndarray, scene: Scene) -> None:
+        d = self.spec.checker_diameter
+        t = self.spec.checker_thickness
+        for colour in COLOURS:
+            side = scene.side_of(colour)
+            n = scene.off_count(colour)
+            if not n:
+                continue
+            spots = self.geo.tray_slots(side, n)
+            base = self.checker_colour[colour]
+            discs = []
+            for (x, y) in spots:
+                a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+                ring = np.stack([x + d / 2 * np.cos(a), np.full(24, y), -(d / 2 + d / 2 * np.sin(a))], axis=1)
+                ring2 = ring + np.array([0, t * 0.9, 0])
+                ring3 = ring - np.array([0, t * 0.0, 0])
+                discs.append(np.vstack([ring2, ring3]))
+            self._shadow(img, discs, floor_z=0.0, strength=0.3)
+            # Far discs first: the near ones hide them.
+            order = sorted(range(len(discs)), key=lambda i: -float(self.model.depth(discs[i].mean(axis=0, keepdims=True))[0]))
+            for i in order:
+                pts = self.model.project(discs[i])
+                hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+                shade = 0.75 + 0.1 * ((i * 7) % 3)
+                cv2.fillConvexPoly(img, _fp(hull), tuple(float(v) for v in base * shade), cv2.LINE_AA, SHIFT)
+                cv2.polylines(img, [_fp(hull)], True, tuple(float(v) for v in base * 0.4), 1, cv2.LINE_AA, SHIFT)
+
+    # --- cube -------------------------------------------------------------------------------------
+    def cube_position_mm(self, scene: Scene) -> tuple[float, float]:
+        cube = scene.cube
+        s = self.spec
+        if cube.x is not None and cube.y is not None:
+            return cube.x, cube.y
+        # The side column away from the home trays holds the cube: middle when centred, the owner's end.
+        x = s.frame_width + s.tray_width / 2 if self.geo.home == "right" else s.width - s.frame_width - s.tray_width / 2
+        if cube.position == "middle":
+            return x, s.height / 2
+        if cube.position == "offered":
+            return s.width / 2, s.height / 2
+        y = s.height - s.frame_width - 45 if cube.position == "bottom" else s.frame_width + 45
+        return x, y
+
+    def _cube_pose(self, scene: Scene) -> Pose:
+        x, y = self.cube_position_mm(scene)
+        # Upright for whoever it faces: the value reads from the owner's seat.
+        yaw = 0.0 if scene.cube.position == "top" else math.pi
+        R = rot_axis((0, 0, 1), yaw + 0.08) @ value_up(1)
+        return rest_on(R, x, y, CUBE_SIZE_MM)
+
+    def _draw_cube(self, img: np.ndarray, pose: Pose, scene: Scene) -> dict:
+        top = scene.cube.face
+        others = [v for v in CUBE_VALUES if v != top]
+        mapping = {1: top, 6: others[0], 2: others[1], 5: others[2], 3: others[3], 4: others[4]}
+        key = ("cube", top)
+        if key not in self._faces:
+            self._faces[key] = {k: textures.cube_face(v, 96) for k, v in mapping.items()}
+        outline = self._draw_solid(img, pose, self._faces[key], (205, 220, 228), 1.0, lit=False)
+        return {"value": scene.cube.value, "position": scene.cube.position, "centre_px": _r(outline.mean(axis=0)),
+                "board_mm": _r(self.cube_position_mm(scene))}
+
+    # --- dice -------------------------------------------------------------------------------------
+    def _die_faces(self, style_name: str):
+        key = ("die", style_name)
+        if key not in self._faces:
+            st = DIE_STYLES[style_name]
+            self._faces[key] = {v: textures.die_face(v, st.body, st.pip, 64) for v in range(1, 7)}
+        return self._faces[key]
+
+    def _draw_solid(self, img: np.ndarray, pose: Pose, faces: dict, body, alpha: float, lit: bool,
+                    motion_px=(0.0, 0.0)) -> np.ndarray:
+        """Draw a cube with textured faces; returns its outline (convex hull) in the picture.
+
+        ``lit``: img is already lit (per-frame drawing), so the cube's colours get the light map too.
+        """
+        verts = pose.vertices()
+        pv = self.model.project(verts)
+        hull = cv2.convexHull(pv.astype(np.float32)).reshape(-1, 2)
+        h, w = img.shape[:2]
+        mx, my = abs(motion_px[0]), abs(motion_px[1])
+        x0 = max(0, int(hull[:, 0].min() - 3 - mx))
+        y0 = max(0, int(hull[:, 1].min() - 3 - my))
+        x1 = min(w, int(hull[:, 0].max() + 4 + mx))
+        y1 = min(h, int(hull[:, 1].max() + 4 + my))
+        if x1 <= x0 or y1 <= y0:
+            return hull
+        pw, ph = x1 - x0, y1 - y0
+        off = np.float32([x0, y0])
+        rgb = np.zeros((ph, pw, 3), np.float32)
+        a = np.zeros((ph, pw), np.float32)
+        body_mask = np.zeros((ph, pw), np.uint8)
+        cv2.fillConvexPoly(body_mask, _fp(hull - off), 255, cv2.LINE_AA, SHIFT)
+        bm = body_mask.astype(np.float32) / 255.0
+        rgb += bm[..., None] * np.array(body, np.float32) * 0.55
+        a += bm
+        cam = self.model.centre
+        lightdir = self.light_pos - pose.centre
+        lightdir /= np.linalg.norm(lightdir)
+        for value, normal, corners in pose.faces():
+            fc = corners.mean(axis=0)
+            view = cam - fc
+            if float(normal @ view) <= 0:
+                continue
+            tex = faces[value]
+            n = tex.shape[0]
+            dst = self.model.project(corners).astype(np.float32) - off
+            src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+            M = cv2.getPerspectiveTransform(src, dst)
+            warped = cv2.warpPerspective(tex, M, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                         borderValue=(0, 0, 0, 0))
+            shade = 0.5 + 0.62 * max(0.0, float(normal @ lightdir))
+            wa = warped[..., 3:4] / 255.0
+            rgb = rgb * (1 - wa) + warped[..., :3] * shade * wa
+        if alpha < 1.0:
+            a = a * alpha
+        if lit:
+            rgb *= self.light[y0:y1, x0:x1]
+        if mx > 0.5 or my > 0.5:
+            kern = _line_kernel(motion_px)
+            rgb = cv2.filter2D(rgb * a[..., None], -1, kern)
+            a = cv2.filter2D(a, -1, kern)
+            rgb = rgb / np.maximum(a, 1e-3)[..., None]
+        if lit and self.camera.focus_blur > 0:
+            rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), self.camera.focus_blur)
+            a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur)
+            rgb = rgb / np.maximum(a, 1e-3)[..., None]
+        patch = np.dstack([rgb, a * 255.0])
+        _blend(img, x0, y0, patch)
+        return hull
+
+    # --- per frame ----------------------------------------------------------------------------
+    def render(self, scene: Scene, seed: int = 0, encode: bool = True) -> tuple[np.ndarray, dict]:
+        """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth."""
+        if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
+            raise ValueError("scene does not match this renderer's board (home/style/markers)")
+        rng = np.random.default_rng(seed)
+        img = self.static_layer(scene).copy()
+        truth = self._base_truth(scene)
+        dice_truth = []
+        avoid = [(c[0], c[1], self.spec.checker_diameter / 2 + self.spec.die_size * 0.75) for c in self._layer_checkers]
+        poses = []
+        for die in scene.dice:
+            pose, notes = pose_die(die, self.geo, scene.roller, self._layer_checkers, avoid, rng)
+            poses.append((die, pose, notes))
+            avoid.append((pose.centre[0], pose.centre[1], self.spec.die_size * 1.3))
+        hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
+        if poses:
+            self._shadow(img, [p.vertices() for _, p, _ in poses], floor_z=0.0, strength=0.45, softness=0.8)
+        for die, pose, notes in sorted(poses, key=lambda dp: -float(self.model.depth(dp[1].centre[None])[0])):
+            st = DIE_STYLES[die.style]
+            outline = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
+                                       motion_px=die.motion_px)
+            dice_truth.append((die, pose, notes, outline))
+        for hand in scene.hands:
+            self._draw_hand(img, hand, hand_mask)
+        order = {id(d): i for i, d in enumerate(scene.dice)}
+        dice_truth.sort(key=lambda t: order[id(t[0])])
+        truth["dice"] = [self._die_truth(scene, d, p, n, o) for d, p, n, o in dice_truth]
+        if hand_mask is not None:
+            truth["hand_mask"] = hand_mask > 127
+            truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "holding": h.holding} for h in scene.hands]
+        else:
+            truth["hand_mask"] = None
+            truth["hands"] = []
+        img = self.finish(img, rng, encode=encode)
+        truth["seed"] = seed
+        return img, truth
+
+    def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True) -> np.ndarray:
+        """Sensor noise and the JPEG round trip."""
+        h, w = img.shape[:2]
+        if self.camera.noise > 0:
+            ox, oy = (int(v) for v in rng.integers(0, NOISE_PAD, 2))
+            img = cv2.add(img, self.noise_pos[oy:oy + h, ox:ox + w])
+            img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
+        if encode and self.camera.jpeg_quality is not None:
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(self.camera.jpeg_quality)])
+            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return img
+
+    # --- hands --------------------------------------------------------------------------------
+    def _draw_hand(self, img: np.ndarray, hand: Hand, mask_out: np.ndarray) -> None:
+        parts = hand_parts(hand, self.spec)
+        if hand.holding is not None:
+            t = self.spec.checker_thickness
+            held_z = -(max(hand.height - 12.0, t))
+            solid = self._cylinder(hand.x, hand.y, -held_z - t, t)
+            self._shadow(img, [solid], floor_z=0.0, strength=0.3, softness=1.6)
+            layer = img.astype(np.float32) / np.maximum(self.light, 1e-3)
+            layer = np.clip(layer, 0, 255).astype(np.uint8)
+            # Draw the held checker unlit then light it in place (small region).
+            self._draw_checker_lit(img, hand.x, hand.y, held_z - 0.0 + t, hand.holding)
+        solids = [p[1] for p in parts]
+        self._shadow(img, solids, floor_z=0.0, strength=0.38, softness=3.0)
+        pts_all = np.vstack([self.model.project(p[1]) for p in parts])
+        h, w = img.shape[:2]
+        x0 = max(0, int(pts_all[:, 0].min()) - 4)
+        y0 = max(0, int(pts_all[:, 1].min()) - 4)
+        x1 = min(w, int(pts_all[:, 0].max()) + 5)
+        y1 = min(h, int(pts_all[:, 1].max()) + 5)
+        if x1 <= x0 or y1 <= y0:
+            return
+        off = np.float32([x0, y0])
+        ph, pw = y1 - y0, x1 - x0
+        skin_m = np.zeros((ph, pw), np.uint8)
+        sleeve_m = np.zeros((ph, pw), np.uint8)
+        for kind, solid in parts:
+            poly = self.model.project(solid) - off
+            hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, _fp(hull), 255, cv2.LINE_AA, SHIFT)
+        skin_m = np.maximum(skin_m, 0)
+        both = np.maximum(skin_m, sleeve_m)
+        dist = cv2.distanceTransform((both > 0).astype(np.uint8), cv2.DIST_L2, 3)
+        scale = max(2.0, 9.0 * self.px_per_mm)
+        shade = 0.55 + 0.45 * np.sqrt(np.clip(dist / scale, 0, 1))
+        sl = sleeve_m.astype(np.float32) / 255.0
+        colour = (np.array(hand.skin, np.float32) * (1 - sl[..., None]) + np.array(hand.sleeve, np.float32) * sl[..., None])
+        rgb = colour * shade[..., None] * self.light[y0:y1, x0:x1]
+        a = both.astype(np.float32) / 255.0
+        if self.camera.focus_blur > 0:
+            rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), self.camera.focus_blur + 0.4)
+            a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur + 0.4)
+            rgb = rgb / np.maximum(a, 1e-3)[..., None]
+        _blend(img, x0, y0, np.dstack([rgb, a * 255.0]))
+        if mask_out is not None:
+            roi = mask_out[y0:y1, x0:x1]
+            np.maximum(roi, both, out=roi)
+
+    def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
+        """A checker drawn on an already lit picture (held in a hand): draw unlit in a patch, light it."""
+        r = self.spec.checker_diameter / 2
+        pts = self.model.project(self._cylinder(x, y, -z0, self.spec.checker_thickness))
+        h, w = img.shape[:2]
+        x0 = max(0, int(pts[:, 0].min()) - 3)
+        y0 = max(0, int(pts[:, 1].min()) - 3)
+        x1 = min(w, int(pts[:, 0].max()) + 4)
+        y1 = min(h, int(pts[:, 1].max()) + 4)
+        if x1 <= x0 or y1 <= y0:
+            return
+        light = self.light[y0:y1, x0:x1]
+        roi = img[y0:y1, x0:x1]
+        unlit = np.clip(roi.astype(np.float32) / np.maximum(light, 1e-3), 0, 255).astype(np.uint8)
+        big = np.zeros_like(img[:, :, :])  # small images only when called; keep it simple and local
+        del big
+        tmp = np.zeros((h, w, 3), np.uint8) if False else None
+        sub = unlit.copy()
+        # Re-use the checker drawing with a translated camera projection: draw into a full-size view of
+        # the region by offsetting the picture coordinates.
+        self._draw_checker_into(sub, x, y, z0, colour, (x0, y0))
+        roi[:] = np.clip(sub.astype(np.float32) * light, 0, 255).astype(np.uint8)
+
+    def _draw_checker_into(self, patch: np.ndarray, x: float, y: float, z0: float, colour: str, origin) -> None:
+        r = self.spec.checker_diameter / 2
+        t = self.spec.checker_thickness
+        o = np.float32(origin)
+        pts = self.model.project(self._cylinder(x, y, -z0, t)) - o
+        base = self.checker_colour[colour]
+        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(patch, _fp(hull), tuple(float(v) for v in base * 0.58), cv2.LINE_AA, SHIFT)
+        ztop = z0 - t
+        dst = (self.model.project(np.array([[x, y, ztop], [x + r, y, ztop], [x, y + r, ztop]])) - o).astype(np.float32)
+        sprite = self.sprites[colour]
+        n = sprite.shape[0]
+        c = (n - 1) / 2
+        self._paste_affine(patch, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:])
+
+    # --- truth --------------------------------------------------------------------------------
+    def _base_truth(self, scene: Scene) -> dict:
+        bottom_board, top_board = scene.boards()
+        truth = {
+            "image_size": [self.camera.width, self.camera.height],
+            "camera": self.model.to_truth(),
+            "homography_image_to_board": self.model.homography_image_to_board().round(9).tolist(),
+            "home": scene.home,
+            "bottom": scene.bottom,
+            "roller": scene.roller,
+            "points": [[c, n] if n else [None, 0] for c, n in scene.points],
+            "boards": {"bottom": list(bottom_board), "top": list(top_board)},
+            "bar": {c: scene.bar_count(c) for c in COLOURS},
+            "off": {c: scene.off_count(c) for c in COLOURS},
+            "cube": self._layer_truth.get("cube"),
+            "markers": None,
+        }
+        if scene.markers:
+            truth["markers"] = {
+                str(mid): _r(self.model.project(np.array([[x, y, 0.0] for x, y in self.geo.marker_corners(mid)])))
+                for mid in MARKER_IDS.values()
+            }
+        return truth
+
+    def _die_truth(self, scene: Scene, die: Die, pose: Pose, notes: dict, outline: np.ndarray) -> dict:
+        x, y = float(pose.centre[0]), float(pose.centre[1])
+        top_centre = self.model.project((pose.centre + np.array([0, 0, -self.spec.die_size / 2]))[None])[0]
+        flat = die.state == "flat"
+        footprint = pose.vertices()[:, :2]
+        rh = self.geo.right_hand_board(scene.roller)
+        inside = all(in_rect(rh, px, py) for px, py in footprint)
+        return {
+            "value": die.value if die.state != "rolling" else None,
+            "top_value": pose.top_value(),
+            "state": die.state,
+            "valid": bool(flat and inside),
+            "style": die.style,
+            "centre_px": _r(outline.mean(axis=0)),
+            "top_centre_px": _r(top_centre),
+            "outline_px": _r(outline),
+            "board_mm": _r((x, y)),
+            "height_mm": round(float(-pose.vertices()[:, 2].max()), 2),
+            **notes,
+        }
+
+
+def _blend(img: np.ndarray, x0: int, y0: int, patch: np.ndarray) -> None:
+    """Alpha-composite a BGRA float patch (alpha 0..255) onto img at (x0, y0)."""
+    ph, pw = patch.shape[:2]
+    roi = img[y0:y0 + ph, x0:x0 + pw]
+    a = patch[..., 3:4] * (1.0 / 255.0)
+    out = roi.astype(np.float32) * (1 - a) + patch[..., :3] * a
+    roi[:] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _line_kernel(motion) -> np.ndarray:
+    dx, dy = motion
+    n = int(max(abs(dx), abs(dy))) + 1
+    size = 2 * (n // 2) + 1
+    k = np.zeros((size, size), np.float32)
+    c = size // 2
+    cv2.line(k, (int(round(c - dx / 2)), int(round(c - dy / 2))), (int(round(c + dx / 2)), int(round(c + dy / 2))), 1.0, 1)
+    return k / max(k.sum(), 1e-6)
+
+
+def _r(a) -> list:
+    return np.round(np.asarray(a, dtype=float), 2).tolist()
+
+
+# --- module-level convenience with a small cache of renderers ------------------------------------
+_CACHE: "OrderedDict[tuple, Renderer]" = OrderedDict()
+_CACHE_SIZE = 4
+
+
+def renderer_for(camera: Camera, scene: Scene, spec: BoardSpec | None = None) -> Renderer:
+    key = (camera, scene.style, scene.home, scene.markers, spec)
+    r = _CACHE.get(key)
+    if r is None:
+        r = Renderer(camera, scene.style, scene.home, scene.markers, spec)
+        _CACHE[key] = r
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return r
+
+
+def render_frame(scene: Scene, camera: Camera | None = None, seed: int = 0) -> tuple[np.ndarray, dict]:
+    """A webcam frame of ``scene`` and its ground truth (see docs/sim.md for the truth's fields)."""
+    camera = camera or Camera()
+    return renderer_for(camera, scene).render(scene, seed)

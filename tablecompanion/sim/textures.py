@@ -1,0 +1,123 @@
+"""Procedural materials: wood grain, felt, checker faces and die faces, as float BGR images in [0, 255]."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+# Pip layout of a die face on a 3x3 grid, (column, row) in -1..1.
+PIPS = {
+    1: [(0, 0)],
+    2: [(-1, -1), (1, 1)],
+    3: [(-1, -1), (0, 0), (1, 1)],
+    4: [(-1, -1), (1, -1), (-1, 1), (1, 1)],
+    5: [(-1, -1), (1, -1), (0, 0), (-1, 1), (1, 1)],
+    6: [(-1, -1), (1, -1), (-1, 0), (1, 0), (-1, 1), (1, 1)],
+}
+
+
+def value_noise(shape: tuple[int, int], cell: float, rng: np.random.Generator) -> np.ndarray:
+    """Smooth noise in [-1, 1] with features about ``cell`` pixels across."""
+    h, w = shape
+    gh, gw = max(2, int(h / cell) + 2), max(2, int(w / cell) + 2)
+    grid = rng.uniform(-1, 1, (gh, gw)).astype(np.float32)
+    return cv2.resize(grid, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def wood(shape: tuple[int, int], colour, rng: np.random.Generator, along_x: bool = True, scale: float = 1.0) -> np.ndarray:
+    """Planks of wood: long grain lines warped by noise, darker late-wood streaks, slight sheen variation."""
+    h, w = shape
+    if not along_x:
+        return np.ascontiguousarray(wood((w, h), colour, rng, True, scale).transpose(1, 0, 2))
+    yy = np.arange(h, dtype=np.float32)[:, None] * np.ones((1, w), np.float32)
+    warp = value_noise(shape, 80 * scale, rng) * 3 * scale + value_noise(shape, 400 * scale, rng) * 14 * scale
+    warp += value_noise((max(2, h // 8), w), 30 * scale, rng)[: h] if False else 0
+    rings = np.sin((yy + warp) * (2 * math.pi / (5.0 * scale)))
+    rings = rings * (0.6 + 0.4 * value_noise(shape, 50 * scale, rng))
+    rings = ((rings * 0.5 + 0.5) ** 3).astype(np.float32)
+    # Fine streaks: noise stretched along the grain.
+    sh, sw = max(2, h // max(1, int(2 * scale))), max(2, w // max(1, int(40 * scale)))
+    streak = cv2.resize(rng.uniform(-1, 1, (sh, sw)).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    tone = value_noise(shape, 300 * scale, rng) * 0.08
+    shade = 1.0 - 0.22 * rings + 0.07 * streak + tone
+    base = np.array(colour, np.float32)
+    return np.clip(shade[..., None] * base, 0, 255)
+
+
+def felt(shape: tuple[int, int], colour, rng: np.random.Generator, scale: float = 1.0) -> np.ndarray:
+    """Baize: fine fibre noise over a faint mottle."""
+    h, w = shape
+    fine = rng.normal(0, 1, (h, w)).astype(np.float32)
+    fine = cv2.GaussianBlur(fine, (0, 0), 0.6 * scale)
+    mottle = value_noise(shape, 50 * scale, rng) * 0.05 + value_noise(shape, 200 * scale, rng) * 0.04
+    shade = 1.0 + 0.06 * fine + mottle
+    return np.clip(shade[..., None] * np.array(colour, np.float32), 0, 255)
+
+
+def checker_sprite(colour, size: int, rng: np.random.Generator, light_dir=(-0.4, -0.5)) -> np.ndarray:
+    """Top face of a checker seen from above as BGRA float32: bevelled rim, groove ring, sheen, grain."""
+    c = (size - 1) / 2
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    dx, dy = (xx - c) / c, (yy - c) / c
+    r = np.sqrt(dx * dx + dy * dy) + 1e-6
+    base = np.array(colour, np.float32)
+    lum = float(base.mean())
+    # Normal tilt: the rim rounds off over the outer 14 %, a groove dips at 64 %.
+    tilt = np.clip((r - 0.86) / 0.14, 0, 1) ** 1.5 * 1.2
+    groove = np.exp(-(((r - 0.64) / 0.035) ** 2))
+    tilt = tilt - 0.5 * groove * np.sign(r - 0.64)
+    lx, ly = light_dir
+    slope = (dx / r * lx + dy / r * ly) * np.sin(tilt)
+    shade = 0.92 + 0.55 * slope - 0.12 * groove + 0.05 * (1 - r)
+    # A soft highlight up-light of the centre, stronger on dark (shiny) checkers.
+    hx, hy = 0.35 * lx / math.hypot(lx, ly), 0.35 * ly / math.hypot(lx, ly)
+    spec = np.exp(-(((dx - hx) ** 2 + (dy - hy) ** 2) / 0.12)) * (0.10 if lum > 120 else 0.22)
+    grain = value_noise((size, size), size / 6, rng) * 0.035 + rng.normal(0, 0.015, (size, size)).astype(np.float32)
+    rgb = base * (shade + grain)[..., None] + 255 * spec[..., None]
+    alpha = np.clip((1.0 - r) * c + 0.5, 0, 1)
+    out = np.dstack([np.clip(rgb, 0, 255), alpha * 255]).astype(np.float32)
+    return out
+
+
+def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np.ndarray:
+    """One face of a die as BGRA float32: rounded corners (transparent), drilled pips, a soft rim."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    u, v = (xx + 0.5) / size * 2 - 1, (yy + 0.5) / size * 2 - 1
+    # Rounded square: distance to the inner square of side 1 - rounded.
+    q = 1 - rounded
+    ax, ay = np.maximum(np.abs(u) - q, 0), np.maximum(np.abs(v) - q, 0)
+    d = np.sqrt(ax * ax + ay * ay)
+    alpha = np.clip((rounded - d) * size / 2 + 0.5, 0, 1)
+    edge = np.clip(np.maximum(np.abs(u), np.abs(v)) - 0.8, 0, 1) / 0.2
+    body_a = np.array(body, np.float32)
+    img = np.ones((size, size, 3), np.float32) * body_a * (1 - 0.18 * edge[..., None])
+    pip_a = np.array(pip, np.float32)
+    rad = 0.17
+    spread = 0.5
+    for cx, cy in PIPS[value]:
+        px, py = cx * spread, cy * spread
+        rr = np.sqrt((u - px) ** 2 + (v - py) ** 2)
+        cover = np.clip((rad - rr) * size / 2 + 0.5, 0, 1)[..., None]
+        # A drilled pip is darker on the side facing the light.
+        inner = np.clip(1 - (rr / rad), 0, 1)[..., None]
+        img = img * (1 - cover) + cover * pip_a * (0.85 + 0.15 * inner)
+    return np.dstack([img, alpha * 255]).astype(np.float32)
+
+
+def cube_face(value: int, size: int = 96) -> np.ndarray:
+    """A face of the doubling cube: ivory with the value printed in black."""
+    img = np.full((size, size, 3), (214, 228, 234), np.uint8)
+    text = str(value)
+    scale = size / 40 if len(text) == 1 else size / 58
+    (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_DUPLEX, scale, max(1, size // 24))
+    cv2.putText(img, text, ((size - tw) // 2, (size + th) // 2), cv2.FONT_HERSHEY_DUPLEX, scale,
+                (25, 25, 25), max(1, size // 24), cv2.LINE_AA)
+    img = img.astype(np.float32)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    u, v = (xx + 0.5) / size * 2 - 1, (yy + 0.5) / size * 2 - 1
+    q = 0.86
+    d = np.sqrt(np.maximum(np.abs(u) - q, 0) ** 2 + np.maximum(np.abs(v) - q, 0) ** 2)
+    alpha = np.clip((0.14 - d) * size / 2 + 0.5, 0, 1)
+    return np.dstack([img, alpha * 255]).astype(np.float32)
