@@ -1,0 +1,131 @@
+"""Roll-settled detection on drawn frame sequences: one event per roll, hands are not rolls."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tablecompanion.geometry import BoardGeometry
+from tablecompanion.vision.dice import DiceReading
+from tablecompanion.vision.dice_synth import DieSpec, draw_die, table
+from tablecompanion.vision.settle import DicePickedUp, Occluded, RollSettled, RollWatcher, SettleConfig, judge_roll
+
+FPS = 30.0
+BG = table(seed=3)
+
+
+def _frame(dice=(), hand=None):
+    img = BG.copy()
+    for d in dice:
+        draw_die(img, d)
+    if hand is not None:
+        x, y = hand
+        cv2.ellipse(img, (int(x), int(y)), (170, 110), 20, 0, 360, (120, 160, 215), -1)
+    return img
+
+
+def _roll(values=(6, 3), steps=10, start=(200, 150), end=((700, 400), (800, 450))):
+    """Frames of two dice tumbling from ``start`` to ``end``, then the resting frame's dice."""
+    frames = []
+    for k in range(steps):
+        t = (k + 1) / steps
+        dice = [
+            DieSpec(values[i], start[0] + (end[i][0] - start[0]) * t, start[1] + (end[i][1] - start[1]) * t, 44, 37 * k + 50 * i)
+            for i in range(2)
+        ]
+        frames.append(_frame(dice))
+    rest = [DieSpec(values[i], end[i][0], end[i][1], 44, 37 * (steps - 1) + 50 * i) for i in range(2)]
+    return frames, rest
+
+
+def _run(watcher, frames, start=0):
+    events = []
+    for i, f in enumerate(frames, start=start):
+        events += watcher.feed(f, i / FPS, i)
+    return events
+
+
+def test_one_roll_event_soon_after_the_dice_stop():
+    w = RollWatcher()
+    moving, rest = _roll()
+    frames = [_frame()] * 10 + moving + [_frame(rest)] * 20
+    events = _run(w, frames)
+    rolls = [e for e in events if isinstance(e, RollSettled)]
+    assert len(rolls) == 1
+    roll = rolls[0]
+    assert sorted(roll.values) == [3, 6] and roll.verdict == "valid" and roll.reason == "6-3"
+    last_moving = 10 + len(moving) - 1
+    latency = roll.time - last_moving / FPS
+    assert 0 < latency <= 0.25
+
+
+def test_hand_over_the_dice_is_occlusion_and_picking_up_is_an_event():
+    w = RollWatcher()
+    moving, rest = _roll((5, 2))
+    frames = [_frame()] * 8 + moving + [_frame(rest)] * 10
+    # a hand comes in over the dice, rests there, and goes away without touching them
+    frames += [_frame(rest, hand=(300 + 60 * k, 300)) for k in range(8)]
+    frames += [_frame(rest, hand=(750, 420))] * 12
+    frames += [_frame(rest, hand=(750 + 90 * k, 420 - 40 * k)) for k in range(8)]
+    frames += [_frame(rest)] * 10
+    n_before_pickup = len(frames)
+    frames += [_frame()] * 10
+    events = _run(w, frames)
+    rolls = [e for e in events if isinstance(e, RollSettled)]
+    assert len(rolls) == 1 and sorted(rolls[0].values) == [2, 5]
+    assert any(isinstance(e, Occluded) for e in events)
+    picked = [e for e in events if isinstance(e, DicePickedUp)]
+    assert len(picked) == 1 and picked[0].frame_index >= n_before_pickup
+
+
+def test_second_roll_after_pickup_is_a_new_event():
+    w = RollWatcher()
+    m1, r1 = _roll((4, 4))
+    m2, r2 = _roll((1, 2), end=((500, 300), (900, 500)))
+    frames = [_frame()] * 5 + m1 + [_frame(r1)] * 8 + [_frame()] * 8 + m2 + [_frame(r2)] * 8
+    events = _run(w, frames)
+    kinds = [type(e).__name__ for e in events if not isinstance(e, Occluded)]
+    assert kinds == ["RollSettled", "DicePickedUp", "RollSettled"]
+    assert sorted(events[-1].values) == [1, 2]
+
+
+def test_placement_voids_a_die_in_the_wrong_half():
+    geo = BoardGeometry()
+    # map the whole 1280x720 frame onto the board: x mm = x px * width / 1280
+    sx, sy = geo.spec.width / 1280, geo.spec.height / 720
+    h = np.diag([sx, sy, 1.0])
+    w = RollWatcher(board_from_image=h, geometry=geo, roller_side="bottom")
+    x_right = (geo.half("right")[0] + 80) / sx
+    x_left = (geo.half("left")[0] + 80) / sx
+    moving, rest = _roll((6, 5), end=((x_right, 300), (x_left, 400)))
+    events = _run(w, [_frame()] * 5 + moving + [_frame(rest)] * 8)
+    (roll,) = [e for e in events if isinstance(e, RollSettled)]
+    assert roll.verdict == "void" and "wrong half" in roll.reason
+
+
+def test_bad_frames_are_ignored():
+    w = RollWatcher()
+    assert w.feed(None) == [] and w.feed(np.zeros((0, 0, 3), np.uint8)) == []
+    assert w.bad_frames == 2
+
+
+def _r(value, status="flat"):
+    return DiceReading(value if status == "flat" else None, (0.0, 0.0), (), 0.9, status, 10.0)
+
+
+def test_judge_roll_reasons():
+    assert judge_roll([_r(6), _r(3)], ["ok", "ok"]) == ("valid", "6-3")
+    assert judge_roll([_r(6), _r(3)], ["unknown", "unknown"])[0] == "valid"
+    assert judge_roll([_r(6), _r(3, "cocked")], ["ok", "ok"]) == ("void", "die 2 cocked")
+    assert judge_roll([_r(6), _r(3, "unclear")], ["ok", "ok"])[1].startswith("die 2 unclear")
+    assert judge_roll([_r(6), _r(3)], ["ok", "across the bar"]) == ("void", "die 2 across the bar")
+    assert judge_roll([_r(6)], ["ok"])[0] == "void"
+    assert judge_roll([_r(6), _r(3), _r(1)], ["ok"] * 3)[0] == "void"
+
+
+def test_debounce_is_configurable():
+    w = RollWatcher(config=SettleConfig(still_frames=8))
+    moving, rest = _roll()
+    frames = [_frame()] * 5 + moving + [_frame(rest)] * 20
+    (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
+    assert roll.frame_index == 5 + len(moving) - 1 + 8
