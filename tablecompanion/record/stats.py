@@ -165,10 +165,11 @@ def rolls_from_events(table_id: str, events: Iterable, dice_sets: dict | None = 
     sets = {p: (dice_sets or {}).get(p) or default_dice_set(table_id, p) for p in ("X", "O")}
     stack: list = []
     for ev in events:
-        if ev.kind == "undo":
+        if ev.kind == "undo" or (ev.kind == "void" and ev.payload.get("cancels_roll")):
             if stack:
-                stack.pop()
-            continue
+                stack.pop()  # a void called after its roll was entered takes that roll back
+            if ev.kind == "undo":
+                continue
         stack.append(ev)
     rolls: list[DiceRoll] = []
     for ev in stack:
