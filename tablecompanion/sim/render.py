@@ -206,8 +206,8 @@ class Renderer:
         for poly in contacts:
             cv2.fillConvexPoly(tight, _fp(poly - (x0, y0)), 255, cv2.LINE_AA, SHIFT)
         sigma = 2.2 * softness * max(1.0, self.px_per_mm)
-        m = cv2.GaussianBlur(soft, (0, 0), sigma).astype(np.float32) * (strength / 255.0)
-        m += cv2.GaussianBlur(tight, (0, 0), sigma * 0.35).astype(np.float32) * (0.35 / 255.0)
+        m = _soft_blur(soft, sigma) * (strength / 255.0)
+        m += _soft_blur(tight, sigma * 0.35) * (0.35 / 255.0)
         m = np.minimum(m, 0.8)
         if mask_out is not None:
             m *= 1.0 - mask_out[y0:y1, x0:x1]
@@ -431,13 +431,9 @@ class Renderer:
         parts = hand_parts(hand, self.spec)
         if hand.holding is not None:
             t = self.spec.checker_thickness
-            held_z = -(max(hand.height - 12.0, t))
-            solid = self._cylinder(hand.x, hand.y, -held_z - t, t)
-            self._shadow(img, [solid], floor_z=0.0, strength=0.3, softness=1.6)
-            layer = img.astype(np.float32) / np.maximum(self.light, 1e-3)
-            layer = np.clip(layer, 0, 255).astype(np.uint8)
-            # Draw the held checker unlit then light it in place (small region).
-            self._draw_checker_lit(img, hand.x, hand.y, held_z - 0.0 + t, hand.holding)
+            held_z = -max(hand.height - 12.0, t)  # top of the held checker, just under the fingertips
+            self._shadow(img, [self._cylinder(hand.x, hand.y, -held_z - t, t)], floor_z=0.0, strength=0.3, softness=1.6)
+            self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
         solids = [p[1] for p in parts]
         self._shadow(img, solids, floor_z=0.0, strength=0.38, softness=3.0)
         pts_all = np.vstack([self.model.project(p[1]) for p in parts])
@@ -452,15 +448,18 @@ class Renderer:
         ph, pw = y1 - y0, x1 - x0
         skin_m = np.zeros((ph, pw), np.uint8)
         sleeve_m = np.zeros((ph, pw), np.uint8)
-        for kind, solid in parts:
+        crease = np.zeros((ph, pw), np.uint8)
+        for i, (kind, solid) in enumerate(parts):
             poly = self.model.project(solid) - off
-            hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2)
-            cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, _fp(hull), 255, cv2.LINE_AA, SHIFT)
-        skin_m = np.maximum(skin_m, 0)
+            hull = _fp(cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2))
+            cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, hull, 255, cv2.LINE_AA, SHIFT)
+            if i < 5:  # fingers and thumb: the gaps between them read as darker lines
+                cv2.polylines(crease, [hull], True, 255, 1, cv2.LINE_AA, SHIFT)
         both = np.maximum(skin_m, sleeve_m)
         dist = cv2.distanceTransform((both > 0).astype(np.uint8), cv2.DIST_L2, 3)
         scale = max(2.0, 9.0 * self.px_per_mm)
         shade = 0.55 + 0.45 * np.sqrt(np.clip(dist / scale, 0, 1))
+        shade *= 1.0 - 0.35 * cv2.GaussianBlur(crease, (0, 0), 0.8).astype(np.float32) / 255.0
         sl = sleeve_m.astype(np.float32) / 255.0
         colour = (np.array(hand.skin, np.float32) * (1 - sl[..., None]) + np.array(hand.sleeve, np.float32) * sl[..., None])
         rgb = colour * shade[..., None] * self.light[y0:y1, x0:x1]
@@ -487,13 +486,7 @@ class Renderer:
             return
         light = self.light[y0:y1, x0:x1]
         roi = img[y0:y1, x0:x1]
-        unlit = np.clip(roi.astype(np.float32) / np.maximum(light, 1e-3), 0, 255).astype(np.uint8)
-        big = np.zeros_like(img[:, :, :])  # small images only when called; keep it simple and local
-        del big
-        tmp = np.zeros((h, w, 3), np.uint8) if False else None
-        sub = unlit.copy()
-        # Re-use the checker drawing with a translated camera projection: draw into a full-size view of
-        # the region by offsetting the picture coordinates.
+        sub = np.clip(roi.astype(np.float32) / np.maximum(light, 1e-3), 0, 255).astype(np.uint8)
         self._draw_checker_into(sub, x, y, z0, colour, (x0, y0))
         roi[:] = np.clip(sub.astype(np.float32) * light, 0, 255).astype(np.uint8)
 
@@ -565,6 +558,17 @@ def _blend(img: np.ndarray, x0: int, y0: int, patch: np.ndarray) -> None:
     a = patch[..., 3:4] * (1.0 / 255.0)
     out = roi.astype(np.float32) * (1 - a) + patch[..., :3] * a
     roi[:] = np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
+    """Gaussian blur as float32; wide blurs run on a shrunken copy (shadows are smooth anyway)."""
+    k = int(sigma // 3)
+    if k >= 2 and min(mask.shape) > 4 * k:
+        h, w = mask.shape
+        small = cv2.resize(mask, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small.astype(np.float32), (0, 0), sigma / k)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return cv2.GaussianBlur(mask, (0, 0), sigma).astype(np.float32)
 
 
 def _line_kernel(motion) -> np.ndarray:
