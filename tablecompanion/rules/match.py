@@ -23,6 +23,7 @@ or with the Crawford rule off.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +38,7 @@ from tablecompanion.rules.cube import Cube
 from tablecompanion.rules.game import Game, GameResult, GameRules
 from tablecompanion.rules.ids import MatchState
 from tablecompanion.rules.position import Position
+from tablecompanion.rules.xgid import Xgid
 
 __all__ = ["Match", "GameRecord"]
 
@@ -215,16 +217,13 @@ class Match:
         if not game.history:
             if not self.games:
                 raise ActionError("nothing to undo")
-            if self.games[-1].game is not game:
-                # reopen the previous game: drop the fresh one
-                self._frames.pop()
+            self._frames.pop()  # drop the fresh game and reopen the previous one
+            game = self.games[-1].game
+        if self.games and self.games[-1].game is game:
             record = self.games.pop()
             self._score = list(record.score_before)
-            frame = self._frames[-1]
-            self._post = frame.post_before
-            game = record.game
-        else:
-            frame = self._frames[-1]
+            self._post = self._frames[-1].post_before
+        frame = self._frames[-1]
         actions = [t.action for t in game.history]
         last = actions.pop()
         rebuilt = Game(frame.rules, **frame.start)
@@ -318,8 +317,16 @@ class Match:
         )
 
     def match_id(self) -> str:
-        """gnubg's 12-character Match ID of the current state."""
-        return self.match_state().match_id()
+        """gnubg's 12-character Match ID of the current state.
+
+        gnubg also stores "Jacoby off" in bit 66, which :class:`MatchState` does not carry; it is
+        set here so the ID is exactly the one gnubg shows.
+        """
+        mid = self.match_state().match_id()
+        if self.is_money and self.jacoby:
+            return mid
+        value = int.from_bytes(base64.b64decode(mid), "little") | 1 << 66
+        return base64.b64encode(value.to_bytes(9, "little")).decode("ascii")
 
     def position_id(self) -> str:
         """gnubg's Position ID of the current position (player on turn in the second half)."""
@@ -330,16 +337,35 @@ class Match:
         return f"{self.position_id()}:{self.match_id()}"
 
     def xgid(self) -> str:
-        """The XGID of the current state (eXtreme Gammon's ID), via the core's encoder."""
-        from tablecompanion.rules import xgid as _xgid  # core module; imported late on purpose
+        """The XGID of the current state (eXtreme Gammon's ID), via the core's :class:`Xgid`.
 
-        return _xgid_for(self, _xgid)
+        The turn field is the player whose turn it is (also while the opponent answers a double,
+        which shows as ``D``, or ``B`` after a beaver); before the opening roll it is X.
+        """
+        g = self.game
+        cube_action = None
+        if g.double_offered:
+            cube_action = "beaver" if g._beaver else "double"
+        limit = self.cube_limit or 1024
+        return str(
+            Xgid(
+                position=g.position,
+                turn=g.turn or "X",
+                cube=g.cube_value,
+                cube_owner=g.cube_owner,
+                dice=(0, 0) if cube_action or not g.dice else g.dice,
+                cube_action=cube_action,
+                score=(self._score[0], self._score[1]),
+                match_length=self.length,
+                crawford=g.crawford,
+                jacoby=self.jacoby and self.is_money,
+                beaver=self.beaver and self.is_money,
+                max_cube=1 << (limit.bit_length() - 1),
+            )
+        )
 
     def __repr__(self) -> str:
         x, o = self._score
         kind = "money" if self.is_money else f"{self.length}-point"
         return f"<Match {kind} {self.players[0]} {x} - {o} {self.players[1]}, game {len(self.games) + 1}: {self.game.awaiting}>"
 
-
-def _xgid_for(match: Match, module: Any) -> str:  # replaced once the core's XGID encoder is known
-    raise ActionError("XGID encoding is not available yet")
