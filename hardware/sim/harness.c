@@ -2,7 +2,7 @@
  * bridges UART0 to a pseudo-terminal (the host opens it exactly like /dev/ttyUSB0) and decodes the
  * WS2812 data pin (PD6) so tests can assert which LEDs are lit in what colour.
  *
- * Licence: this program links libsimavr/libsimavrparts (GPLv3), so the built binary is GPLv3; it is
+ * Licence: this program links libsimavr (GPLv3), so the built binary is GPLv3; it is
  * a separate program that the MIT-licensed package only runs as a subprocess.
  *
  * stdout, one line per fact:
@@ -16,9 +16,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
+#include <termios.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "avr_ioport.h"
@@ -26,7 +29,6 @@
 #include "sim_avr.h"
 #include "sim_elf.h"
 #include "sim_irq.h"
-#include "uart_pty.h"
 
 #define DATA_PORT 'D'
 #define DATA_PIN 6
@@ -37,12 +39,133 @@
 #define ONE_NS 600 /* a high pulse longer than this is a 1 bit */
 
 static avr_t *avr;
-static uart_pty_t pty;
 static uint8_t bits[MAX_BITS / 8];
 static unsigned nbits;
 static int level;
 static avr_cycle_count_t rise;
 static avr_irq_t *button_irq[BUTTONS];
+
+/* Keep simulated time on the wall clock. simavr's default sleep batches sleeps of >= 200 us and
+ * never makes up for oversleeping, so on a loaded machine each received byte (40 us at 250000 baud)
+ * costs more wall time than on the wire. Sleeping to an absolute deadline makes the emulated UART
+ * run at its real rate: sleeps shorten or vanish when we are behind.
+ * A byte arriving from the pty while the MCU sleeps (until its next 1 ms timer tick) would wait for
+ * the end of that sleep; instead the sleep ends at once and the clock is rebased, as if the byte
+ * had arrived at the end of the idle time. Simulated time then runs slightly ahead of the wall
+ * clock (at most one tick per received frame), which firmware timeouts of seconds do not notice. */
+static struct timespec wall0;
+static avr_cycle_count_t cycle0;
+
+/* ---- UART0 <-> pseudo-terminal, serviced on the simulation thread ----
+ * (libsimavrparts' uart_pty does this from a second thread, which adds a thread hand-off per burst
+ * and raises simavr IRQs concurrently with the core; it also rewrites the shared /tmp/simavr-uart0.) */
+static int pty_master = -1, pty_slave = -1;
+static char pty_name[256];
+static uint8_t in_buf[4096], out_buf[65536];
+static size_t in_len, in_off, out_len;
+static int uart_xoff;
+static avr_irq_t *uart_in_irq;
+
+static void flush_out(void)
+{
+    if (!out_len)
+        return;
+    ssize_t n = write(pty_master, out_buf, out_len);
+    if (n > 0) {
+        memmove(out_buf, out_buf + n, out_len - n);
+        out_len -= n;
+    }
+}
+
+static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    if (out_len < sizeof out_buf) /* else the host is not reading: drop, like a real line */
+        out_buf[out_len++] = value;
+    flush_out();
+}
+
+static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    if (value)
+        uart_xoff = 0;
+}
+
+static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    (void)param;
+    if (value)
+        uart_xoff = 1;
+}
+
+/* Move host bytes into the UART while it has room; returns 1 if any went in. */
+static int pump_pty(void)
+{
+    flush_out();
+    if (in_off == in_len) {
+        ssize_t n = read(pty_master, in_buf, sizeof in_buf);
+        in_off = 0;
+        in_len = n > 0 ? (size_t)n : 0;
+    }
+    int injected = 0;
+    while (in_off < in_len && !uart_xoff) {
+        avr_raise_irq(uart_in_irq, in_buf[in_off++]);
+        injected = 1;
+    }
+    return injected;
+}
+
+static int open_pty(void)
+{
+    struct termios tio;
+    if (openpty(&pty_master, &pty_slave, pty_name, NULL, NULL) < 0)
+        return -1;
+    tcgetattr(pty_slave, &tio);
+    cfmakeraw(&tio);
+    tcsetattr(pty_slave, TCSANOW, &tio);
+    fcntl(pty_master, F_SETFL, fcntl(pty_master, F_GETFL) | O_NONBLOCK);
+    /* pty_slave stays open so the master never sees a hang-up while the host reconnects */
+    return 0;
+}
+
+static uint64_t wall_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)(t.tv_sec - wall0.tv_sec) * 1000000000ULL + t.tv_nsec - wall0.tv_nsec;
+}
+
+static void rebase(avr_cycle_count_t cycle)
+{
+    clock_gettime(CLOCK_MONOTONIC, &wall0);
+    cycle0 = cycle;
+}
+
+static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
+{
+    uint64_t target = (a->cycle + how_long - cycle0) * 1000000000ULL / a->frequency;
+    uint64_t now = wall_ns();
+    if (now > target + 200000000ULL) { /* stalled (machine busy): resynchronise, don't race */
+        rebase(a->cycle + how_long);
+        return;
+    }
+    while (target > now + 20000) {
+        if (pump_pty()) {
+            rebase(a->cycle + how_long);
+            return;
+        }
+        uint64_t d = target - now;
+        if (d > 50000)
+            d = 50000;
+        struct timespec ts = {0, (long)d};
+        nanosleep(&ts, NULL);
+        now = wall_ns();
+    }
+}
 
 static avr_cycle_count_t latch(struct avr_t *a, avr_cycle_count_t when, void *param)
 {
@@ -138,6 +261,22 @@ static void poll_stdin(void)
         len = 0;
 }
 
+#ifdef TRACE_UART
+static unsigned long long abs_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+}
+
+static void trace_in(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    fprintf(stderr, "%s %llu %llu %02x\n", (const char *)param, (unsigned long long)avr->cycle,
+            (unsigned long long)abs_us(), value & 0xFF);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -168,17 +307,14 @@ int main(int argc, char **argv)
     flags &= ~(AVR_UART_FLAG_POLL_SLEEP | AVR_UART_FLAG_STDIO);
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
 
-    /* uart_pty prints its own banner on stdout: keep our stdout parseable by silencing it */
-    fflush(stdout);
-    int saved = dup(1);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 1);
-    uart_pty_init(avr, &pty);
-    uart_pty_connect(&pty, '0');
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(devnull);
+    if (open_pty() < 0) {
+        fprintf(stderr, "harness: cannot open a pseudo-terminal: %s\n", strerror(errno));
+        return 2;
+    }
+    uart_in_irq = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff_hook, NULL);
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(DATA_PORT), DATA_PIN), data_pin, NULL);
     for (int b = 0; b < BUTTONS; b++) {
@@ -186,7 +322,15 @@ int main(int argc, char **argv)
         avr_raise_irq(button_irq[b], 1); /* released: the pull-up holds the pin high */
     }
 
-    printf("PTY %s\n", pty.port[0].slavename);
+    avr->sleep = sleep_to_wall_clock;
+    clock_gettime(CLOCK_MONOTONIC, &wall0);
+    cycle0 = avr->cycle;
+
+#ifdef TRACE_UART
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), trace_in, "RX");
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), trace_in, "TX");
+#endif
+    printf("PTY %s\n", pty_name);
     fflush(stdout);
 
     unsigned long steps = 0;
@@ -197,9 +341,10 @@ int main(int argc, char **argv)
             fflush(stdout);
             break;
         }
-        if ((++steps & 0x3FF) == 0)
+        if ((++steps & 0xFF) == 0)
+            pump_pty();
+        if ((steps & 0x3FFF) == 0)
             poll_stdin();
     }
-    uart_pty_stop(&pty);
     return 0;
 }

@@ -15,7 +15,7 @@ import struct
 from dataclasses import dataclass, field
 
 PROTOCOL_VERSION = 1
-BAUD = 115200
+BAUD = 250000
 LED_COUNT = 41
 BUTTON_COUNT = 4
 MAX_PAYLOAD = 48

@@ -101,11 +101,30 @@ static void uart_init(void)
     UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
 }
 
+/* Transmit ring drained by the data-register-empty interrupt, so sending a reply never stalls the
+ * main loop (and under simavr bytes leave at the line rate instead of one per two byte times). */
+#define TX_SIZE 128 /* power of two, > 2 full frames */
+static volatile uint8_t tx_buf[TX_SIZE];
+static volatile uint8_t tx_head, tx_tail;
+
+ISR(USART_UDRE_vect)
+{
+    if (tx_head == tx_tail) {
+        UCSR0B &= ~_BV(UDRIE0);
+        return;
+    }
+    UDR0 = tx_buf[tx_tail];
+    tx_tail = (tx_tail + 1) & (TX_SIZE - 1);
+}
+
 static void uart_putc(uint8_t c)
 {
-    while (!(UCSR0A & _BV(UDRE0)))
+    uint8_t next = (tx_head + 1) & (TX_SIZE - 1);
+    while (next == tx_tail) /* full: wait for the interrupt to make room */
         ;
-    UDR0 = c;
+    tx_buf[tx_head] = c;
+    tx_head = next;
+    UCSR0B |= _BV(UDRIE0);
 }
 
 static void send_frame(uint8_t type, uint8_t seq, const uint8_t *payload, uint8_t len)
