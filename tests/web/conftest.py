@@ -8,7 +8,7 @@ import pytest
 from tablecompanion.referee.settings import TableSettings
 from tablecompanion.web import create_app
 
-TOKEN = "T"
+TOKEN = "op-T0k3n"
 
 
 def make_hall(data_dir):
