@@ -13,6 +13,7 @@
  *   EXIT <state>                        the firmware stopped (crash or sleep with interrupts off)
  * stdin commands: "press N" (N = 0..3 -> PD2..PD5 held low for 80 ms), "quit".
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -158,11 +159,11 @@ static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
             rebase(a->cycle + how_long);
             return;
         }
+        /* wait for the deadline or for host bytes, whichever comes first */
         uint64_t d = target - now;
-        if (d > 50000)
-            d = 50000;
-        struct timespec ts = {0, (long)d};
-        nanosleep(&ts, NULL);
+        struct timespec ts = {(time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL)};
+        struct pollfd p = {.fd = pty_master, .events = POLLIN};
+        ppoll(&p, 1, &ts, NULL);
         now = wall_ns();
     }
 }
