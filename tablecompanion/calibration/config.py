@@ -32,14 +32,16 @@ class FindBoardConfig:
     work_width: int = 640  # the frame is scaled to this width before searching
     min_area_fraction: float = 0.08  # a candidate quadrilateral covers at least this share of the frame
     max_candidates: int = 60  # quadrilaterals scored coarsely
-    refine_top_k: int = 4  # best coarse hypotheses refined
+    refine_top_k: int = 3  # best coarse hypotheses refined...
+    second_chance: float = 0.85  # ...when they score at least this share of the best one
     score_px_per_mm: float = 0.35  # resolution of the warped surface used for scoring
     refine_px_per_mm: float = 0.7  # resolution of the final refinement
-    refine_iterations: int = 40
-    refine_initial_step_mm: float = 12.0
+    refine_iterations: int = 25  # passes over the parameters per resolution
+    refine_initial_step_mm: float = 12.0  # first step of the coarse refinement
+    refine_fine_step_mm: float = 2.0  # first step of the fine refinement
     refine_min_step_mm: float = 0.5
-    min_score: float = 0.42  # fraction of colour variance the triangle model explains; below: no board
-    min_alternation: float = 1.5  # triangle colours must alternate: contrast / spread of each colour
+    min_score: float = 0.3  # share of colour variance the board model explains; below it: no board
+    min_alternation: float = 0.7  # even vs odd triangle colours: contrast over spread; below it: no board
     min_aspect: float = 1.05  # the surface is wider than tall, even in perspective
     search_proportions: bool = True  # fit bar width and middle gap when no spec is given
 
