@@ -11,8 +11,9 @@ from typing import Iterator
 from tablecompanion.rules.matfile import MatFile, parse_mat
 
 from .referee import Referee
+from .settings import TableSettings
 
-__all__ = ["mat_turns", "play_mat"]
+__all__ = ["mat_turns", "play_mat", "mat_actions", "settings_for"]
 
 
 def _resign_level(points: int, cube: int) -> str:
@@ -69,3 +70,33 @@ def mat_turns(ref: Referee, mat: MatFile | str, *, source: str = "operator") -> 
 def play_mat(ref: Referee, mat: MatFile | str, *, source: str = "operator") -> int:
     """Play the whole file through ``ref``; returns the number of actions applied."""
     return sum(1 for _ in mat_turns(ref, mat, source=source))
+
+
+def settings_for(mat: MatFile | str, **overrides) -> TableSettings:
+    """Table settings that match a file's header: players, length, Crawford."""
+    if isinstance(mat, str):
+        mat = parse_mat(mat)
+    x, o = (p.strip() or d for p, d in zip(mat.players, ("X", "O")))
+    if x == o:
+        x, o = f"{x} (X)", f"{o} (O)"
+    kwargs = {"players": (x[:40], o[:40]), "match_length": mat.length, "crawford": mat.crawford}
+    kwargs.update(overrides)
+    return TableSettings(**kwargs)
+
+
+def mat_actions(mat: MatFile | str, settings: TableSettings | None = None) -> list[dict]:
+    """The referee actions that play ``mat``, worked out on a scratch table (no record)."""
+    if isinstance(mat, str):
+        mat = parse_mat(mat)
+    scratch = Referee("scratch", settings or settings_for(mat))
+    actions: list[dict] = []
+    act = scratch.act
+
+    def recording_act(action: dict, source: str = "operator", **kw):
+        out = act(action, source, **kw)
+        actions.append(action)
+        return out
+
+    scratch.act = recording_act  # type: ignore[method-assign]
+    play_mat(scratch, mat)
+    return actions
