@@ -299,8 +299,15 @@ def export_mat(table_id: str):
 
 
 def export_text(ref) -> str:
-    for name in ("export_mat", "mat", "to_mat"):
-        fn = getattr(ref, name, None)
-        if callable(fn):
-            return fn()
-    raise ApiError(501, "this server's referee cannot export .mat files yet")
+    """The referee's .mat export; "nothing to export yet" is a 409 (not allowed now), not a crash."""
+    from tablecompanion.record.errors import RecordError
+
+    fn = getattr(ref, "export_mat", None)
+    if not callable(fn):
+        raise ApiError(501, "this server's referee cannot export .mat files")
+    try:
+        return fn()
+    except RefereeError as exc:
+        raise ApiError(int(getattr(exc, "status", 400) or 400), getattr(exc, "message", None) or str(exc))
+    except RecordError as exc:
+        raise ApiError(409, str(exc))

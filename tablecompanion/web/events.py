@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 
-from flask import Blueprint, Response, abort, current_app, request, stream_with_context
+from flask import Blueprint, Response, abort, current_app, request
 
 from .state import web_state
 
@@ -208,7 +208,8 @@ class Broker:
         except Exception:  # noqa: BLE001
             return
         seq = self.next_seq()
-        with self.app.app_context():
+        # a bare request context so the fragments can build URLs (never a real request's session)
+        with self.app.test_request_context("/"):
             for variant, group in groups.items():
                 if group:
                     msg = self.table_message(ref, variant, events, seq)
@@ -292,7 +293,9 @@ def _stream(key: tuple, first: bytes) -> Response:
         finally:
             broker.forget(key, listener)
 
-    resp = Response(stream_with_context(generate()), mimetype="text/event-stream")
+    # no stream_with_context: the generator needs no request, and interleaved streams in one thread
+    # (tests, some servers) would pop each other's contexts
+    resp = Response(generate(), mimetype="text/event-stream")
     resp.headers["Cache-Control"] = "no-cache"
     resp.headers["X-Accel-Buffering"] = "no"
     return resp
