@@ -220,19 +220,28 @@ class LedState:
 def legal_destinations(position, dice, source: int | None = None) -> set[int]:
     """Every landing point (mover's numbering, 0 = off) of any move in any legal play of ``dice``.
 
-    With ``source``, only the plays whose first move starts there, and the chain of that checker."""
+    With ``source``, only the moves of the checker picked up there (and its onward hops)."""
     dice = tuple(int(d) for d in dice)
     if len(dice) != 2 or not all(1 <= d <= 6 for d in dice):
         raise LedStateError(f"dice must be two numbers 1..6, got {dice!r}")
     targets: set[int] = set()
     for play in position.legal_plays(dice):
-        moves = list(play.moves)
+        moves = [_move_ends(m) for m in play.moves]
         if source is None:
-            targets.update(m.dst for m in moves)
+            targets.update(dst for _, dst in moves)
             continue
         here = source
-        for m in moves:
-            if m.src == here:
-                targets.add(m.dst)
-                here = m.dst
+        for src, dst in moves:
+            if src == here:
+                targets.add(dst)
+                here = dst
     return targets
+
+
+def _move_ends(move) -> tuple[int, int]:
+    """(source, destination) of a rules ``Move`` (a NamedTuple ``(source, dest, hit)``)."""
+    src = getattr(move, "source", getattr(move, "src", None))
+    dst = getattr(move, "dest", getattr(move, "dst", None))
+    if src is None or dst is None:
+        src, dst = move[0], move[1]
+    return int(src), int(dst)
