@@ -128,9 +128,27 @@ class MatFile:
             return self.games[0].names
         return (self.headers.get("Player 1", "X"), self.headers.get("Player 2", "O"))
 
+    def _flag(self, key: str, default: bool) -> bool:
+        value = self.headers.get(key)
+        if value is None:
+            return default
+        return value.strip().lower() not in ("off", "false", "no", "0")
+
     @property
     def crawford(self) -> bool:
-        return self.headers.get("Crawford", "On").strip().lower() not in ("off", "false", "no", "0")
+        """The Crawford rule: on unless a ``Crawford "Off"`` header says otherwise."""
+        return self._flag("Crawford", True)
+
+    @property
+    def jacoby(self) -> bool:
+        """Money play only: a ``Jacoby "On"`` header."""
+        return self.length == 0 and self._flag("Jacoby", False)
+
+    @property
+    def beaver(self) -> bool:
+        """Money play only: a ``Beaver "On"`` header, or a beaver written in the games."""
+        written = any(e.kind == "beaver" for g in self.games for e in g.entries)
+        return self.length == 0 and self._flag("Beaver", written)
 
 
 def split_columns(line: str) -> tuple[str, str | None]:
@@ -387,8 +405,12 @@ def match_from_mat(mat: MatFile) -> tuple[Match, CheckReport]:
     return _replay(mat, "<text>")
 
 
+def _options(mat: MatFile) -> dict[str, bool]:
+    return {"crawford": mat.crawford, "jacoby": mat.jacoby, "beaver": mat.beaver}
+
+
 def _replay(mat: MatFile, name: str) -> tuple[Match, CheckReport]:
-    match = Match(mat.length, mat.players, crawford=mat.crawford)
+    match = Match(mat.length, mat.players, **_options(mat))
     notes = list(mat.notes)
     errors: list[str] = []
     outcomes: list[GameOutcome] = []
@@ -442,11 +464,11 @@ def _restart(old: Match, score: list[int], mat: MatFile) -> Match:
     """A fresh match at ``score`` after a game that could not be replayed (Crawford kept)."""
     n = mat.length
     if n and max(score) >= n:
-        m = Match(n, mat.players, crawford=mat.crawford)
+        m = Match(n, mat.players, **_options(mat))
         m._score = list(score)  # finished: only the score matters now
         return m
     post = old.crawford_state in ("crawford", "post")
-    return Match(n, mat.players, crawford=mat.crawford, score=(score[0], score[1]), post_crawford=post)
+    return Match(n, mat.players, **_options(mat), score=(score[0], score[1]), post_crawford=post)
 
 
 def check_mat(mat: MatFile, name: str = "<text>") -> CheckReport:
@@ -475,7 +497,13 @@ def write_mat(match: Match, headers: dict[str, str] | None = None) -> str:
     not part of the format and are left out.
     """
     out: list[str] = []
-    for key, value in (headers or {}).items():
+    headers = dict(headers or {})
+    if match.length and not match.crawford:
+        headers["Crawford"] = "Off"
+    if match.is_money:
+        headers["Jacoby"] = "On" if match.jacoby else "Off"
+        headers["Beaver"] = "On" if match.beaver else "Off"
+    for key, value in headers.items():
         out.append(f'; [{key} "{value}"]')
     if out:
         out.append("")
