@@ -190,6 +190,10 @@ class Referee:
                 return pre + self._new_game()
             if kind == "void" and self._roll_cancellable():
                 payload = dict(payload, cancels_roll=True)
+            if kind == "roll" and "player" not in payload:
+                roller = self._state.game.turn if self._state.game.awaiting != "opening_roll" else None
+                if roller is not None:
+                    payload = dict(payload, player=roller)  # the record names whose dice these were
             ev = Event(self._n + 1, t, source, kind, payload)
             new, decisions, pop = self._dry_run(ev)
             if frame is not None and self.record is not None and any(
