@@ -53,3 +53,75 @@ __all__ = [
 ]
 
 # --- rules part 2 (issue 3) appends its exports below this line ---
+
+# --- games, matches, records
+from tablecompanion.rules.actions import (  # noqa: E402
+    PLAYERS,
+    RESIGN_LEVELS,
+    AcceptResign,
+    Action,
+    ActionError,
+    Beaver,
+    Double,
+    OpeningRoll,
+    Pass,
+    PlayAction,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+    other,
+)
+from tablecompanion.rules.chouette import Chouette, ChouetteGame, MemberResult  # noqa: E402
+from tablecompanion.rules.cube import Cube  # noqa: E402
+from tablecompanion.rules.game import AWAITING, Game, GameResult, GameRules  # noqa: E402
+from tablecompanion.rules.match import GameRecord, Match  # noqa: E402
+from tablecompanion.rules.matfile import (  # noqa: E402
+    CheckReport,
+    MatFile,
+    MatFileError,
+    check_mat,
+    check_text,
+    match_from_mat,
+    parse_mat,
+    write_mat,
+)
+from tablecompanion.rules.scoring import game_points, result_level  # noqa: E402
+
+__all__ += [
+    "AWAITING",
+    "PLAYERS",
+    "RESIGN_LEVELS",
+    "AcceptResign",
+    "Action",
+    "ActionError",
+    "Beaver",
+    "CheckReport",
+    "Chouette",
+    "ChouetteGame",
+    "Cube",
+    "Double",
+    "Game",
+    "GameRecord",
+    "GameResult",
+    "GameRules",
+    "MatFile",
+    "MatFileError",
+    "Match",
+    "MemberResult",
+    "OpeningRoll",
+    "Pass",
+    "PlayAction",
+    "RejectResign",
+    "Resign",
+    "Roll",
+    "Take",
+    "check_mat",
+    "check_text",
+    "game_points",
+    "match_from_mat",
+    "other",
+    "parse_mat",
+    "result_level",
+    "write_mat",
+]
