@@ -34,6 +34,8 @@ class DiceConfig:
 
     # working resolution: frames are scaled so that their longer side is at most this many pixels
     work_size: int = 1280
+    # lightness + chroma representation: "ycrcb" or "lab"
+    colour_space: str = "ycrcb"
     # the face colour around a pip: median of a downscaled frame over this kernel (downscaled px)
     face_downscale: int = 2
     face_kernel: int = 11
@@ -72,8 +74,10 @@ class DiceConfig:
     face_check_extent: float = 0.85
     face_unclear: float = 0.25
     face_reject: float = 0.45
+    face_reject_single: float = 0.2  # a one has a large clean face around its pip
     # pips flattened this much (mean axis ratio) mean the top face is tilted: cocked
     cocked_elongation: float = 1.3
+    cocked_elongation_px: float = 0.0  # small pips look elongated from pixel steps: limit + this / diameter
     # confidence below this makes the reading "unclear"
     min_confidence: float = 0.5
 
@@ -144,6 +148,17 @@ def check_frame(frame: object) -> np.ndarray:
 def _odd(n: float) -> int:
     n = max(1, int(round(n)))
     return n if n % 2 else n + 1
+
+
+_COLOUR_CODES = {"lab": cv2.COLOR_BGR2LAB, "ycrcb": cv2.COLOR_BGR2YCrCb}
+
+
+def to_colour_space(bgr: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> np.ndarray:
+    """Lightness first, then two chroma channels: YCrCb (fast) or Lab (perceptual, 15x slower)."""
+    code = _COLOUR_CODES.get(config.colour_space)
+    if code is None:
+        raise DiceVisionError(f"colour_space must be one of {sorted(_COLOUR_CODES)}, got {config.colour_space!r}")
+    return cv2.cvtColor(bgr, code)
 
 
 def local_face(lab: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> np.ndarray:
@@ -230,11 +245,21 @@ def _line_ok(lab: np.ndarray, a: Pip, b: Pip, pip_mask: np.ndarray, config: Dice
     xi = np.clip(np.round(xs[keep]).astype(int), 0, lab.shape[1] - 1)
     yi = np.clip(np.round(ys[keep]).astype(int), 0, lab.shape[0] - 1)
     on_pip = pip_mask[yi, xi] > 0
-    face = (np.array(a.face) + np.array(b.face)) / 2
+    if on_pip.all():
+        return True
     px = lab[yi, xi].astype(np.float32)
+    face = np.median(px[~on_pip], axis=0)  # the colour the line mostly runs over
+    ref = (np.array(a.face) + np.array(b.face)) / 2
+    if abs(face[0] - ref[0]) > 2 * config.line_tol and not _between(face[0], a, b):
+        return False
     dev = np.abs(px - face)
     bad = (np.maximum(dev[:, 0], 1.5 * np.maximum(dev[:, 1], dev[:, 2])) > config.line_tol) & ~on_pip
     return bad.mean() <= config.line_max_bad_frac
+
+
+def _between(level: float, a: Pip, b: Pip) -> bool:
+    """The face must lie on the other side of the local median from the pips (lighter than dark pips)."""
+    return (level - a.face[0]) * a.polarity <= 0
 
 
 def group_pips(lab: np.ndarray, pips: list[Pip], config: DiceConfig = DEFAULT_CONFIG) -> list[list[Pip]]:
@@ -354,9 +379,45 @@ def face_clutter(lab: np.ndarray, group: list[Pip], centre, corners: np.ndarray)
     if not inside.any():
         return 1.0
     px = lab[yi[inside], xi[inside]].astype(np.float32)
+    face = np.median(px, axis=0)
     dev = np.abs(px - face)
     bad = np.maximum(dev[:, 0], 1.5 * np.maximum(dev[:, 1], dev[:, 2])) > 30.0
     return float(bad.mean() * inside.mean() + (1 - inside.mean()))
+
+
+@dataclass(frozen=True)
+class GroupEvidence:
+    """What a group of pips says about itself: the inputs to the flat / cocked / no-die decision."""
+
+    n: int
+    centre: tuple[float, float]
+    corners: np.ndarray
+    side: float
+    diameter: float
+    fit: float
+    clutter: float
+    elongation: float
+    polarity: int
+    pts: np.ndarray
+
+
+def group_evidence(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.ndarray | None = None) -> GroupEvidence:
+    pts = np.array([(p.x, p.y) for p in group])
+    diameter = float(np.median([p.diameter for p in group]))
+    centre, corners, side = _outline(pts, diameter, config)
+    clutter = face_clutter(lab, group, centre, _inner(corners, centre, config)) if lab is not None else 0.0
+    return GroupEvidence(
+        n=len(group),
+        centre=centre,
+        corners=corners,
+        side=side,
+        diameter=diameter,
+        fit=pattern_fit(pts, diameter, config),
+        clutter=clutter,
+        elongation=float(np.mean([p.elongation for p in group])),
+        polarity=group[0].polarity,
+        pts=pts,
+    )
 
 
 def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.ndarray | None = None) -> DiceReading | None:
@@ -364,30 +425,33 @@ def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.nd
 
     None when the group is not a die at all (its "face" is mostly something else).
     """
-    pts = np.array([(p.x, p.y) for p in group])
-    diameter = float(np.median([p.diameter for p in group]))
-    centre, corners, side = _outline(pts, diameter, config)
-    n = len(group)
-    fit = pattern_fit(pts, diameter, config)
-    clutter = face_clutter(lab, group, centre, corners * 0 + _inner(corners, centre, config)) if lab is not None else 0.0
-    if clutter > config.face_reject:
+    ev = group_evidence(group, config, lab)
+    if ev.clutter > (config.face_reject if ev.n > 1 else config.face_reject_single):
         return None
-    confidence = fit * (1.0 - min(1.0, clutter / max(config.face_reject, 1e-6)) * 0.5)
-    elong = float(np.mean([p.elongation for p in group]))
+    return reading_from_evidence(ev, config)
+
+
+def reading_from_evidence(ev: GroupEvidence, config: DiceConfig, value: int | None = None, confidence: float | None = None) -> DiceReading:
+    """Flat / cocked / unclear from the evidence; ``value`` and ``confidence`` from a classifier if given."""
+    if confidence is None:
+        confidence = ev.fit * (1.0 - min(1.0, ev.clutter / max(config.face_reject, 1e-6)) * 0.5)
+    if value is None:
+        value = ev.n
+    elong_limit = config.cocked_elongation + config.cocked_elongation_px / max(ev.diameter, 1.0)
     status: Status = "flat"
-    value: int | None = n
-    if n > 6 or confidence < config.min_confidence:
-        status, value = "unclear", None
-    elif elong > config.cocked_elongation or clutter > config.face_unclear:
-        status, value = "cocked", None
+    out_value: int | None = value
+    if not 1 <= value <= 6 or confidence < config.min_confidence:
+        status, out_value = "unclear", None
+    elif ev.elongation > elong_limit or ev.clutter > config.face_unclear:
+        status, out_value = "cocked", None
     return DiceReading(
-        value=value,
-        centre=centre,
-        outline=tuple((float(x), float(y)) for x, y in corners),
+        value=out_value,
+        centre=ev.centre,
+        outline=tuple((float(x), float(y)) for x, y in ev.corners),
         confidence=float(confidence),
         status=status,
-        size=side,
-        pips=tuple((float(x), float(y)) for x, y in pts),
+        size=ev.side,
+        pips=tuple((float(x), float(y)) for x, y in ev.pts),
     )
 
 
@@ -429,7 +493,7 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     h, w = frame.shape[:2]
     scale = min(1.0, config.work_size / max(h, w))
     work = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    lab = cv2.cvtColor(work, cv2.COLOR_BGR2LAB)
+    lab = to_colour_space(work, config)
     face = local_face(lab, config)
     pips = find_pips(lab, face, config)
     groups = prune_groups(group_pips(lab, pips, config), pips, config)
