@@ -1,0 +1,171 @@
+"""The real firmware on the emulated MCU (simavr), driven over its pty exactly like a USB port.
+
+Colours are asserted from the WS2812 pulses the harness decodes on the data pin, and compared with
+what the Python model predicts, so the firmware's palette, brightness and power limiter are checked
+bit for bit.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tablecompanion.leds import layout
+from tablecompanion.leds import protocol as p
+from tablecompanion.leds.board import SerialLedBoard, default_opener
+from tablecompanion.leds.errors import BoardErrorReply
+from tablecompanion.leds.link import Link
+from tablecompanion.leds.model import LED_BUDGET_MA, rgb_output
+from tablecompanion.leds.state import LedState
+
+pytestmark = pytest.mark.slow
+
+STEADY = (LedState().with_point(3, "green").with_point(20, "red").with_turn("bottom")
+          .with_cube(8, "top").with_bar("top", "cyan").with_tray("bottom", "purple"))
+
+
+def expected(state: LedState, home: str = "right"):
+    return rgb_output(layout.render(state, home), state.brightness, 0)
+
+
+@pytest.fixture
+def link(sim):
+    port = default_opener(sim.pty)
+    link = Link(port, reply_timeout=1.0, retries=3)
+    link.hello()
+    yield link
+    port.close()
+
+
+def send(link, state: LedState, home: str = "right") -> float:
+    return link.send_state(p.state_payload(layout.render(state, home), state.brightness))
+
+
+def test_boot_shows_dim_status_light(sim):
+    frame = sim.wait_for(lambda rgb: len(rgb) == p.LED_COUNT, timeout=20)
+    assert frame.rgb[layout.STATUS] == (40, 40, 40)
+    assert all(c == (0, 0, 0) for c in frame.rgb[:24])
+
+
+def test_handshake_over_the_pty(link):
+    assert link.info.firmware == "1.0" and link.info.led_count == p.LED_COUNT
+
+
+def test_state_frame_lights_exactly_the_predicted_leds(sim, link):
+    send(link, STEADY)
+    frame = sim.wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=20)
+    assert frame.rgb[layout.point_led(3)] == (0, 255, 0)
+    assert frame.rgb[layout.point_led(20)] == (255, 0, 0)
+    assert frame.rgb[layout.TURN_BOTTOM] == (255, 255, 255)
+    assert not sim.bad_bursts
+
+
+def test_orientation_left_on_the_wire(sim, link):
+    state = LedState().with_point(1, "blue")
+    send(link, state, "left")
+    frame = sim.wait_for(lambda rgb: list(rgb) == expected(state, "left"), timeout=20)
+    assert frame.rgb[11] == (0, 0, 255) and frame.rgb[0] == (0, 0, 0)
+
+
+def test_firmware_blinks_on_its_own(sim, link):
+    state = LedState().with_point(5, "red", "blink")
+    send(link, state)
+    led = layout.point_led(5)
+    start = sim.frame_count()
+    sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=start)
+    off = sim.wait_for(lambda rgb: rgb[led] == (0, 0, 0), timeout=20, after=start)
+    on = sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=sim.frames.index(off))
+    # half period 250 ms, measured on the simulated clock (cycle stamps), not the wall clock
+    assert 200 <= on.time_ms - off.time_ms <= 300
+
+
+def test_power_limiter_keeps_full_white_within_budget(sim, link):
+    white = LedState().with_points(range(1, 25), "white").with_bar("bottom", "white").with_bar("top", "white")
+    send(link, white)
+    frame = sim.wait_for(lambda rgb: list(rgb) == expected(white), timeout=20)
+    assert sum(map(sum, frame.rgb)) * 20 / 255 <= LED_BUDGET_MA
+    assert frame.rgb[0][0] > 0
+
+
+def test_error_replies_from_the_firmware(link):
+    with pytest.raises(BoardErrorReply) as err:
+        link.request(0x42, b"", p.T_ACK)
+    assert err.value.code == p.E_UNKNOWN_TYPE
+    with pytest.raises(BoardErrorReply) as err:
+        link.request(p.T_STATE, bytes(5), p.T_ACK)
+    assert err.value.code == p.E_BAD_LENGTH
+    with pytest.raises(BoardErrorReply) as err:
+        link.request(p.T_HELLO, bytes([7]), p.T_HELLO_REPLY)
+    assert err.value.code == p.E_BAD_VERSION
+
+
+def test_host_lost_pattern_then_recovery(sim, link):
+    send(link, STEADY)
+    sim.wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=20)
+    lost = sim.wait_for(lambda rgb: rgb[0] == (48, 0, 0) and rgb[layout.STATUS] == (255, 0, 0), timeout=30)
+    assert lost.rgb[layout.TURN_BOTTOM] == (0, 0, 0)
+    # the firmware dropped the session with the host: a new handshake, one full frame, and it is back
+    with pytest.raises(BoardErrorReply):
+        send(link, STEADY)
+    link.hello()
+    send(link, STEADY)
+    sim.wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=20, after=sim.frames.index(lost))
+
+
+def test_pings_keep_the_host_alive(sim, link):
+    send(link, STEADY)
+    end = time.monotonic() + 4.5
+    while time.monotonic() < end:
+        counters = link.ping()
+        time.sleep(0.5)
+    assert counters.session and counters.bad_frames == 0
+    assert list(sim.latest().rgb) == expected(STEADY)
+
+
+def test_button_press_reaches_the_driver(sim):
+    got = []
+    with SerialLedBoard(sim.pty, reply_timeout=1.0) as board:
+        board.on_event(got.append)
+        assert board.wait_connected(20)
+        sim.press("double")
+        end = time.monotonic() + 20
+        while not got and time.monotonic() < end:
+            time.sleep(0.02)
+        time.sleep(0.6)
+    assert got == ["double"]
+
+
+def test_serial_board_shows_and_reports_latency(sim):
+    with SerialLedBoard(sim.pty, reply_timeout=1.0) as board:
+        for i in range(20):
+            board.show(STEADY.with_point(i + 1, "yellow"))
+            assert board.wait_shown(20)
+        final = STEADY.with_point(20, "yellow")
+        sim.wait_for(lambda rgb: list(rgb) == expected(final), timeout=20)
+        stats = board.link_stats()
+    assert stats.states_shown >= 1 and stats.rtt_median_ms is not None and stats.timeouts == 0
+
+
+def test_reconnect_after_the_board_goes_away(built):
+    """Harness killed (cable pulled) and restarted (plugged back, freshly booted): state resent."""
+    from tablecompanion.leds.simulated import SimulatedBoard
+
+    elf, harness = built
+    current = {"sim": SimulatedBoard(elf, harness)}
+    board = SerialLedBoard("sim", reply_timeout=0.5, retries=2, heartbeat_s=0.3,
+                           reconnect_delays=(0.05, 0.2), opener=lambda _: default_opener(current["sim"].pty))
+    try:
+        board.show(STEADY)
+        assert board.wait_shown(20)
+        current["sim"].close()
+        end = time.monotonic() + 20
+        while board.link_stats().connected and time.monotonic() < end:
+            time.sleep(0.05)
+        assert not board.link_stats().connected
+        current["sim"] = SimulatedBoard(elf, harness)
+        current["sim"].wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=30)
+        assert board.link_stats().reconnects >= 1
+    finally:
+        board.close()
+        current["sim"].close()
