@@ -239,6 +239,11 @@ class Game:
             return []
         return self.position.legal_plays(self.dice)
 
+    @property
+    def can_double(self) -> bool:
+        """True when the player on turn may offer the cube now."""
+        return self.awaiting == "roll_or_double"
+
     def why_cannot_double(self, player: str | None = None) -> str | None:
         """Why ``player`` (default: the player on turn) may not double now, or ``None``."""
         player = player or self.turn

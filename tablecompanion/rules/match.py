@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tablecompanion.rules.actions import (
-    PLAYERS,
     Action,
     ActionError,
+    Double,
     PlayAction,
     other,
 )
@@ -134,6 +134,39 @@ class Match:
         self.games: list[GameRecord] = []
         self._frames: list[_Frame] = []
         self._new_game()
+
+    @classmethod
+    def from_xgid(cls, text: str, players: tuple[str, str] = ("X", "O"), **options: Any) -> "Match":
+        """A match set up from an XGID: score, length, cube, position, turn, dice or pending double.
+
+        The Crawford flag must agree with the score (exactly one player at N-1); a match with
+        someone at N-1 and no Crawford flag is taken as post-Crawford.
+
+        >>> m = Match.from_xgid("XGID=-b----E-C---eE---c-e----B-:1:-1:1:52:2:4:0:7:10")
+        >>> m.score, m.game.turn, m.game.dice, m.game.cube_value, m.game.cube_owner
+        ({'X': 2, 'O': 4}, 'X', (5, 2), 2, 'O')
+        """
+        x = Xgid.parse(text)
+        n = x.match_length
+        sx, so = x.score
+        one_away = n > 0 and ((sx == n - 1) != (so == n - 1))
+        if x.crawford and not one_away:
+            raise ActionError(f"{text.strip()}: a Crawford game needs exactly one player at {n - 1}")
+        if n:
+            options.setdefault("crawford", True)
+        else:
+            options.setdefault("jacoby", x.jacoby)
+            options.setdefault("beaver", x.beaver)
+        match = cls(n, players, score=(sx, so), post_crawford=n > 0 and not x.crawford and (sx >= n - 1 or so >= n - 1), **options)
+        if x.crawford and not match.game.crawford:  # pragma: no cover - guarded above
+            raise ActionError("the XGID's Crawford flag does not fit the match")
+        dice = None if x.dice == (0, 0) else x.dice
+        match.set_position(x.position, x.turn, cube_value=x.cube, cube_owner=x.cube_owner, dice=dice)
+        if x.cube_action == "double":
+            match.apply(Double(player=x.turn))
+        elif x.cube_action is not None:
+            raise ActionError(f"{text.strip()}: a pending {x.cube_action} cannot be set up")
+        return match
 
     # -- state ----------------------------------------------------------------------------------
 

@@ -167,6 +167,26 @@ def test_xgid_of_a_state_parses_back_to_it():
     assert x.cube_action == "double" and x.turn == "X" and x.dice == (0, 0)
 
 
+def test_from_xgid_sets_up_the_same_state():
+    m = Match(7, score=(6, 3))
+    assert m.game.crawford
+    m.apply(OpeningRoll(4, 2))
+    m.apply(PlayAction("8/4 6/4"))
+    m.apply(Roll(6, 6))
+    again = Match.from_xgid(m.xgid())
+    assert again.xgid() == m.xgid() and again.game.crawford and again.crawford_state == "crawford"
+    assert again.match_id() == m.match_id()
+    post = Match(7, score=(6, 3), post_crawford=True)
+    post.apply(OpeningRoll(4, 2))
+    post.apply(PlayAction("8/4 6/4"))
+    post.apply(Double())
+    again = Match.from_xgid(post.xgid())
+    assert again.crawford_state == "post" and again.game.awaiting == "take_or_pass"
+    assert again.xgid() == post.xgid()
+    with pytest.raises(ActionError, match="exactly one player"):
+        Match.from_xgid("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:2:4:1:7:10")
+
+
 def _scoring_cases() -> list[dict]:
     if not SCORING.exists():
         return []
