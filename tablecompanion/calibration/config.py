@@ -43,7 +43,8 @@ class FindBoardConfig:
     min_score: float = 0.3  # share of colour variance the board model explains; below it: no board
     min_alternation: float = 0.7  # even vs odd triangle colours: contrast over spread; below it: no board
     min_aspect: float = 1.05  # the surface is wider than tall, even in perspective
-    search_proportions: bool = True  # fit bar width and middle gap when no spec is given
+    search_proportions: bool = True  # fit the bar width when no spec is given
+    fit_middle_gap: bool = False  # also the gap between the rows: checkers on the points bias it, so off
 
 
 @dataclass(frozen=True)

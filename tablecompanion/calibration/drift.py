@@ -46,12 +46,13 @@ def _verdict(shift: float, config: DriftConfig) -> Status:
 
 
 def _message(status: Status, shift: float, what: str, name: str | None) -> str:
+    verb = "have" if what.endswith("s") else "has"
     redo = f"run 'tablecompanion calibrate --name {name or 'PROFILE'} ...' again"
     if status == "moved":
-        return f"the {what} moved {shift:.1f} mm since calibration: {redo}"
+        return f"the {what} {verb} moved {shift:.1f} mm since calibration: {redo}"
     if status == "warn":
-        return f"the {what} moved {shift:.1f} mm since calibration: still usable, but {redo} when convenient"
-    return f"the {what} is where it was at calibration ({shift:.1f} mm)"
+        return f"the {what} {verb} moved {shift:.1f} mm since calibration: still usable, but {redo} when convenient"
+    return f"the {what} {'are' if verb == 'have' else 'is'} where {'they were' if verb == 'have' else 'it was'} at calibration (within {shift:.1f} mm)"
 
 
 def check_drift(

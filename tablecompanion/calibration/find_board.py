@@ -36,6 +36,7 @@ from tablecompanion.calibration.errors import CalibrationError
 from tablecompanion.calibration.model import Calibration, apply_homography, rect_corners
 from tablecompanion.geometry import BoardGeometry, BoardSpec, HomeSide
 
+FREE_PROPORTIONS = (("bar_width", 0.4, 2.2), ("middle_gap", 0.0, 3.0))  # name, bounds in point widths
 RING_MM = 18.0  # width of the "outside the surface" class around the surface
 N_CLASSES = 8  # ring, surface, bar, top even, top odd, bottom even, bottom odd, (unused: padding)
 
@@ -383,7 +384,7 @@ def refine(
                     best, quad, improved = value, trial, True
                     break
         if free_proportions:
-            for name, lo, hi in (("bar_width", 0.4, 2.2), ("middle_gap", 0.0, 3.0)):
+            for name, lo, hi in FREE_PROPORTIONS[: 2 if config.fit_middle_gap else 1]:
                 for sign in (1, -1):
                     value_mm = getattr(props, name) + sign * step
                     if not lo * props.point_width <= value_mm <= hi * props.point_width:

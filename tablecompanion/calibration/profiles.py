@@ -11,9 +11,11 @@ import os
 import re
 from pathlib import Path
 
-from tablecompanion.calibration.errors import ProfileError
+import numpy as np
+
+from tablecompanion.calibration.errors import CalibrationError, ProfileError
+from tablecompanion.calibration.lens import LensCalibration
 from tablecompanion.calibration.model import PROFILE_VERSION, Calibration
-from tablecompanion.calibration.errors import CalibrationError
 
 PROFILE_KIND = "tablecompanion-calibration"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -109,3 +111,51 @@ def load_profile(name: str, directory: str | os.PathLike | None = None) -> Calib
             f"'tablecompanion calibrate --camera 0 --name {name}' (or --image FILE) to make it"
         )
     return read_profile_file(path)
+
+
+LENS_KIND = "tablecompanion-lens"
+
+
+def lens_path(name: str, directory: str | os.PathLike | None = None) -> Path:
+    return data_dir(directory) / "lenses" / f"{check_name(name)}.json"
+
+
+def save_lens(lens: LensCalibration, name: str, directory: str | os.PathLike | None = None) -> Path:
+    path = lens_path(name, directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "kind": LENS_KIND,
+        "version": PROFILE_VERSION,
+        "camera_matrix": lens.camera_matrix.tolist(),
+        "dist_coeffs": lens.dist_coeffs.tolist(),
+        "rms_px": lens.rms_px,
+        "image_size": list(lens.image_size),
+        "views": lens.views,
+    }
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def load_lens(name: str, directory: str | os.PathLike | None = None) -> LensCalibration:
+    path = lens_path(name, directory)
+    redo = f"run 'tablecompanion calibrate lens --name {name} IMAGE...' to make it"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(f"no lens model named {name!r} at {path}: {redo}") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ProfileError(f"lens model {path} is unreadable or corrupt ({exc}): {redo}") from exc
+    if not isinstance(data, dict) or data.get("kind") != LENS_KIND or data.get("version") != PROFILE_VERSION:
+        raise ProfileError(f"{path} is not a lens model of this version: {redo}")
+    try:
+        return LensCalibration(
+            np.asarray(data["camera_matrix"], dtype=np.float64).reshape(3, 3),
+            np.asarray(data["dist_coeffs"], dtype=np.float64).reshape(-1),
+            float(data["rms_px"]),
+            tuple(int(v) for v in data["image_size"]),  # type: ignore[arg-type]
+            int(data["views"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProfileError(f"lens model {path} is incomplete ({exc}): {redo}") from exc
