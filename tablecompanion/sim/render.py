@@ -385,12 +385,7 @@ class Renderer:
         img = self.static_layer(scene).copy()
         truth = self._base_truth(scene)
         dice_truth = []
-        avoid = [(c[0], c[1], self.spec.checker_diameter / 2 + self.spec.die_size * 0.75) for c in self._layer_checkers]
-        poses = []
-        for die in scene.dice:
-            pose, notes = pose_die(die, self.geo, scene.roller, self._layer_checkers, avoid, rng)
-            poses.append((die, pose, notes))
-            avoid.append((pose.centre[0], pose.centre[1], self.spec.die_size * 1.3))
+        poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
         if poses:
             self._shadow(img, [p.vertices() for _, p, _ in poses], floor_z=0.0, strength=0.45, softness=0.8)
@@ -413,6 +408,19 @@ class Renderer:
         img = self.finish(img, rng, encode=encode)
         truth["seed"] = seed
         return img, truth
+
+    def pose_dice(self, scene: Scene, rng: np.random.Generator | None = None) -> list[tuple[Die, Pose, dict]]:
+        """Where each die of the scene lies (the pose the frame will show), clear of checkers and each other."""
+        self.static_layer(scene)
+        rng = rng if rng is not None else np.random.default_rng(0)
+        avoid = [(c[0], c[1], self.spec.checker_diameter / 2 + self.spec.die_size * 0.75) for c in self._layer_checkers]
+        poses = []
+        for die in scene.dice:
+            die_rng = np.random.default_rng(die.pose_seed) if die.pose_seed is not None else rng
+            pose, notes = pose_die(die, self.geo, scene.roller, self._layer_checkers, avoid, die_rng)
+            poses.append((die, pose, notes))
+            avoid.append((pose.centre[0], pose.centre[1], self.spec.die_size * 1.3))
+        return poses
 
     def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True) -> np.ndarray:
         """Sensor noise and the JPEG round trip."""

@@ -35,7 +35,8 @@ class Die:
 
     ``rotation`` (a 3x3 nested tuple, die frame to world) overrides the value-up orientation, for dice
     tumbling in the air (``state="rolling"``); ``height`` lifts the die off the surface (mm);
-    ``motion_px`` is how far the die moves across the picture during the exposure (motion blur).
+    ``motion_px`` is how far the die moves across the picture during the exposure (motion blur);
+    ``pose_seed`` makes the renderer's placement choices the same in every frame.
     """
 
     value: int
@@ -48,6 +49,7 @@ class Die:
     height: float = 0.0
     rotation: tuple | None = None
     motion_px: tuple[float, float] = (0.0, 0.0)
+    pose_seed: int | None = None  # fixes the placement's random choices (footage: stable across frames)
 
     def __post_init__(self) -> None:
         if self.value not in range(1, 7):
