@@ -49,7 +49,8 @@ static avr_irq_t *button_irq[BUTTONS];
 /* Keep simulated time on the wall clock. simavr's default sleep batches sleeps of >= 200 us and
  * never makes up for oversleeping, so on a loaded machine each received byte (40 us at 250000 baud)
  * costs more wall time than on the wire. Sleeping to an absolute deadline makes the emulated UART
- * run at its real rate: sleeps shorten or vanish when we are behind.
+ * run at its real rate: sleeps shorten or vanish when we are up to 1 ms behind; beyond that the
+ * lag is dropped (a stalled machine must not make the emulated line run faster than its baud).
  * A byte arriving from the pty while the MCU sleeps (until its next 1 ms timer tick) would wait for
  * the end of that sleep; instead the sleep ends at once and the clock is rebased, as if the byte
  * had arrived at the end of the idle time. Simulated time then runs slightly ahead of the wall
@@ -64,7 +65,6 @@ static int pty_master = -1, pty_slave = -1;
 static char pty_name[256];
 static uint8_t in_buf[4096], out_buf[65536];
 static size_t in_len, in_off, out_len;
-static int uart_xoff;
 static avr_irq_t *uart_in_irq;
 
 static void flush_out(void)
@@ -87,12 +87,52 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
     flush_out();
 }
 
+/* Host bytes enter the UART one at a time, never closer than one character time (10 bits at the
+ * line's baud) and only once the firmware has taken the previous one. simavr 1.6 would otherwise
+ * let the receive interrupt take two queued bytes per byte time, i.e. run the line twice as fast as
+ * the real one; with this pacing the emulated line is never faster than the wire (it is ~10 %
+ * slower: simavr counts 11 bits per character). */
+static int uart_room = 1;
+static int pace_armed;
+static avr_cycle_count_t next_inject;
+static avr_cycle_count_t cycles_per_char;
+
+static avr_cycle_count_t pace_timer(struct avr_t *a, avr_cycle_count_t when, void *param);
+
+static void try_inject(void)
+{
+    if (!uart_room || in_off == in_len)
+        return;
+    if (avr->cycle < next_inject) {
+        if (!pace_armed) {
+            pace_armed = 1;
+            avr_cycle_timer_register(avr, next_inject - avr->cycle, pace_timer, NULL);
+        }
+        return;
+    }
+    uart_room = 0;
+    next_inject = avr->cycle + cycles_per_char;
+    avr_raise_irq(uart_in_irq, in_buf[in_off++]);
+}
+
+static avr_cycle_count_t pace_timer(struct avr_t *a, avr_cycle_count_t when, void *param)
+{
+    (void)a;
+    (void)when;
+    (void)param;
+    pace_armed = 0;
+    try_inject();
+    return 0;
+}
+
 static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
     (void)param;
-    if (value)
-        uart_xoff = 0;
+    if (value) {
+        uart_room = 1;
+        try_inject();
+    }
 }
 
 static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -100,24 +140,22 @@ static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     (void)param;
     if (value)
-        uart_xoff = 1;
+        uart_room = 0;
 }
 
-/* Move host bytes into the UART while it has room; returns 1 if any went in. */
+/* Read what the host wrote and feed the UART; returns 1 when new host bytes arrived. */
 static int pump_pty(void)
 {
+    int arrived = 0;
     flush_out();
     if (in_off == in_len) {
         ssize_t n = read(pty_master, in_buf, sizeof in_buf);
         in_off = 0;
         in_len = n > 0 ? (size_t)n : 0;
+        arrived = n > 0;
     }
-    int injected = 0;
-    while (in_off < in_len && !uart_xoff) {
-        avr_raise_irq(uart_in_irq, in_buf[in_off++]);
-        injected = 1;
-    }
-    return injected;
+    try_inject();
+    return arrived;
 }
 
 static int open_pty(void)
@@ -150,7 +188,8 @@ static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
 {
     uint64_t target = (a->cycle + how_long - cycle0) * 1000000000ULL / a->frequency;
     uint64_t now = wall_ns();
-    if (now > target + 200000000ULL) { /* stalled (machine busy): resynchronise, don't race */
+    if (now > target + 1000000ULL) { /* fell behind (machine busy): resynchronise rather than race,
+                                      * so the UART never runs faster than its baud rate */
         rebase(a->cycle + how_long);
         return;
     }
@@ -280,8 +319,13 @@ static void trace_in(struct avr_irq_t *irq, uint32_t value, void *param)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s firmware.elf\n", argv[0]);
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: %s firmware.elf [baud (default 250000)]\n", argv[0]);
+        return 2;
+    }
+    long baud = argc == 3 ? atol(argv[2]) : 250000;
+    if (baud <= 0) {
+        fprintf(stderr, "harness: bad baud rate %s\n", argv[2]);
         return 2;
     }
     elf_firmware_t f;
@@ -300,6 +344,7 @@ int main(int argc, char **argv)
         return 2;
     }
     avr_init(avr);
+    cycles_per_char = (avr_cycle_count_t)f.frequency * 10 / baud;
     avr->log = 0;
     avr_load_firmware(avr, &f);
 

@@ -1,0 +1,72 @@
+"""LED board latency: a full-state update's round trip (host write -> firmware ACK) on the real
+firmware running on the emulated MCU, against the frame's wire time at the link's baud rate.
+
+    python -m pytest benchmarks/bench_leds.py --benchmark-enable -s
+
+Target (issue 7): median and p99 <= 2 x wire time + 1 ms. Also times the host-side cost of turning a
+LedState into a frame. Prints the figures; asserts nothing about speed.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+
+import pytest
+
+from tablecompanion.leds import layout
+from tablecompanion.leds import protocol as p
+from tablecompanion.leds import simulated
+from tablecompanion.leds.board import default_opener
+from tablecompanion.leds.link import Link, percentile
+from tablecompanion.leds.state import LedState
+
+ROUNDS = int(os.environ.get("LEDS_BENCH_ROUNDS", "1000"))
+STATE = (LedState().with_points([2, 3, 4, 5, 7, 10, 15, 18, 21], "green").with_turn("bottom")
+         .with_cube(2, "top").with_point(8, "red", "blink"))
+
+
+@pytest.fixture(scope="module")
+def link():
+    missing = simulated.missing_tools()
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("emulated LED board needs: " + ", ".join(missing))
+        pytest.skip("emulated LED board needs: " + ", ".join(missing))
+    elf, harness = simulated.build()
+    sim = simulated.SimulatedBoard(elf, harness)
+    port = default_opener(sim.pty)
+    link = Link(port, reply_timeout=2.0, retries=3)
+    link.hello()
+    yield link
+    port.close()
+    sim.close()
+
+
+def test_full_state_round_trip_on_emulated_mcu(benchmark, link):
+    payload = p.state_payload(layout.render(STATE), STATE.brightness)
+    for _ in range(20):  # warm up the pty and the harness
+        link.send_state(payload)
+    rtts = sorted(link.send_state(payload) for _ in range(ROUNDS))
+    wire = p.wire_time_s(len(payload))
+    median, p99 = statistics.median(rtts), percentile(rtts, 99)
+    target = 2 * wire + 0.001
+    figures = {
+        "baud": p.BAUD, "frame_bytes": p.wire_bytes(len(payload)), "wire_ms": round(wire * 1000, 3),
+        "target_ms": round(target * 1000, 3), "rounds": ROUNDS, "median_ms": round(median * 1000, 3),
+        "p99_ms": round(p99 * 1000, 3), "max_ms": round(rtts[-1] * 1000, 3),
+        "median_within_target": median <= target, "p99_within_target": p99 <= target,
+        "retries": link.counters.retries,
+    }
+    benchmark.extra_info.update(figures)
+    print("\nLED full-state round trip on the emulated MCU:", figures)
+    benchmark.pedantic(link.send_state, args=(payload,), rounds=min(ROUNDS, 200), iterations=1)
+
+
+def test_host_side_frame_building(benchmark):
+    def build():
+        return p.encode_frame(p.T_STATE, 1, p.state_payload(layout.render(STATE), STATE.brightness))
+
+    frame = benchmark(build)
+    assert len(frame) == p.wire_bytes(p.STATE_PAYLOAD_LEN)
