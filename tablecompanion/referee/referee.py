@@ -353,7 +353,11 @@ class Referee:
                 if not self._awaiting_board or s.game.awaiting != "play":
                     return []
                 self._awaiting_board = False
-                return self._process("play", {"board": board}, "camera", time, frame)
+                payload = {"board": board}
+                identified = obs.get("play")
+                if isinstance(identified, str) and len(identified) <= MAX_TEXT:
+                    payload["identified"] = identified  # vision's reading where some counts were unsure
+                return self._process("play", payload, "camera", time, frame)
             raise BadActionError(f"unknown observation type {typ!r}")
 
     def snapshot(self, public: bool = False) -> dict:

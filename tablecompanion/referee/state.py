@@ -454,6 +454,17 @@ class TableState:
         for play in pos.legal_plays(dice) or [pos.pass_play(dice)]:
             if play.result() == seen:
                 return self._accept_play(ev, play)
+        identified = ev.payload.get("identified")
+        if identified:
+            # the board reader was unsure of some counts and play identification named the play
+            try:
+                play = pos.parse_play(identified, dice)
+            except RulesError:
+                play = None
+            if play is not None:
+                out = self._accept_play(ev, play)
+                out[0]["identified_by"] = "vision"
+                return out
         if seen == pos:
             reason = f"no checker was moved, but {_dice_text(dice)} can be played"
         else:

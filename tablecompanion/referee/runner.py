@@ -1,0 +1,316 @@
+"""A table's camera and LED wiring: frames in, observations to the referee, LED states out, in a thread.
+
+:class:`CameraPipeline` turns frames into referee observations with the real vision stages: the dice
+``RollWatcher`` (roll settled valid or void, dice picked up), the board reader and play identification
+when the dice are picked up. :class:`TableRunner` owns a frame source (or any iterator of ready-made
+observations), the pipeline and an optional LED board for one table and runs them in a daemon thread,
+so ``tablecompanion serve`` can start one per table (demo footage, ``--camera N``, ``--board PORT``).
+
+Nothing the camera sees can crash the runner: refused observations (a roll out of turn, a board that
+matches nothing) become counted and logged decisions, and every camera decision can be overridden by
+the operator (``roll``, ``play``, ``void``, ``undo`` actions).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time as _time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+
+from .errors import RefereeError
+
+__all__ = ["CameraPipeline", "TableRunner", "RunnerStats", "demo_runner"]
+
+log = logging.getLogger(__name__)
+
+COLOURS = ("light", "dark")
+
+
+@dataclass
+class RunnerStats:
+    frames: int = 0
+    observations: int = 0
+    decisions: int = 0
+    refused: int = 0
+    errors: int = 0
+    last_error: str | None = None
+    log: list[dict] = field(default_factory=list)  # the last decisions and refusals, newest last
+
+    def note(self, item: dict, keep: int = 200) -> None:
+        self.log.append(item)
+        del self.log[:-keep]
+
+    def to_dict(self) -> dict:
+        return {"frames": self.frames, "observations": self.observations, "decisions": self.decisions,
+                "refused": self.refused, "errors": self.errors, "last_error": self.last_error}
+
+
+class CameraPipeline:
+    """Frames → referee observations, with the vision package's stages.
+
+    ``calibration`` (``tablecompanion.calibration.Calibration``) places dice and reads checkers; without
+    it dice placement is unknown (judged on the values alone) and the board reader looks for the board
+    itself. ``colours`` says which checker colour each player has (default: bottom player "light").
+    """
+
+    def __init__(self, referee, calibration=None, *, colours: dict | None = None, watcher=None,
+                 board_reader: Callable | None = None) -> None:
+        from tablecompanion.vision.settle import RollWatcher
+
+        self.referee = referee
+        self.calibration = calibration
+        bottom = referee.settings.bottom_player
+        top = "O" if bottom == "X" else "X"
+        self.sides = {bottom: "bottom", top: "top"}
+        self.colours = colours or {bottom: "light", top: "dark"}
+        if calibration is not None:
+            watcher = watcher or RollWatcher(board_from_image=calibration.homography, geometry=calibration.geometry)
+        self.watcher = watcher or RollWatcher()
+        self._read_board = board_reader
+        self.last_frame = None
+
+    # -- per frame ------------------------------------------------------------------------------------
+    def _prepare(self) -> None:
+        """Tell the watcher what roll comes next: the opening roll (one die each) or whose right-hand board."""
+        state = self.referee.state
+        game = state.game
+        self.watcher.opening = game.awaiting == "opening_roll"
+        turn = game.turn if game.turn in ("X", "O") else self.referee.settings.bottom_player
+        self.watcher.roller_side = self.sides[turn]
+
+    def feed(self, image, t: float | None = None) -> list[dict]:
+        """One frame in; the observations it produced (already dicts the referee reads)."""
+        from tablecompanion.vision.settle import DicePickedUp, RollSettled
+
+        self.last_frame = image
+        self._prepare()
+        out = []
+        for ev in self.watcher.feed(image, t):
+            if isinstance(ev, RollSettled):
+                out.append(self._roll(ev, image))
+            elif isinstance(ev, DicePickedUp):
+                obs = self.board_observation(image)
+                obs["type"] = "dice_picked_up"
+                out.append(obs)
+        return out
+
+    def _roll(self, ev, image) -> dict:
+        if ev.verdict != "valid":
+            return {"type": "roll_void", "reason": ev.reason, "frame": image}
+        values = [d.value for d in ev.dice]
+        if ev.opening and self.calibration is not None:
+            values = self._opening_order(ev.dice, values)
+        return {"type": "roll", "dice": values, "frame": image}
+
+    def _opening_order(self, dice, values) -> list[int]:
+        """[X's die, O's die] from which player's right-hand board each die lies in."""
+        geo = self.calibration.geometry
+        mm = self.calibration.image_to_board([d.centre for d in dice])
+        bottom_half = geo.right_hand_board("bottom")
+        in_bottom = [bottom_half[0] <= x <= bottom_half[2] for x, _ in mm]
+        if in_bottom[0] == in_bottom[1]:
+            return values  # the watcher already called this roll void; keep the order seen
+        by_side = {"bottom": values[0] if in_bottom[0] else values[1],
+                   "top": values[1] if in_bottom[0] else values[0]}
+        return [by_side[self.sides["X"]], by_side[self.sides["O"]]]
+
+    def board_observation(self, image) -> dict:
+        """The board in the frame as ``{"board": {"X", "O"}}`` plus the identified play when vision is sure."""
+        obs: dict[str, Any] = {"frame": image}
+        try:
+            reading = self._reading(image)
+        except Exception as exc:  # noqa: BLE001 - an unreadable frame: no board, the operator decides
+            obs["board_error"] = str(exc)
+            return obs
+        state = self.referee.state
+        mover = state.game.turn if state.game.turn in ("X", "O") else "X"
+        other = "O" if mover == "X" else "X"
+        seen = reading.observation(self.colours[mover], self.sides[mover])
+        obs["board"] = {mover: list(seen.mover), other: list(seen.opponent)}
+        if seen.uncertain:
+            obs["uncertain"] = sorted(seen.uncertain)
+        game = state.game
+        if game.awaiting == "play" and game.dice:
+            try:
+                from tablecompanion.vision.identify import identify_play
+
+                ident = identify_play(game.position, game.dice, seen)
+                if ident.verdict == "legal" and ident.play is not None:
+                    obs["play"] = str(ident.play)
+                obs["identification"] = ident.to_dict()
+            except Exception as exc:  # noqa: BLE001
+                obs["identification_error"] = str(exc)
+        return obs
+
+    def _reading(self, image):
+        if self._read_board is not None:
+            return self._read_board(image)
+        from tablecompanion.vision.board_reader import read_board
+
+        return read_board(image, self.calibration)
+
+
+class TableRunner:
+    """Runs one table's inputs in a thread: a frame source through :class:`CameraPipeline`, or ready-made
+    observations; optional LED board kept in step with the referee (``LedLink``).
+
+    ``frames`` may be any iterable of images, of ``(image, time)`` or ``(image, truth-dict)`` pairs
+    (simulator footage), or a vision ``FrameSource`` (``.frames()`` yielding ``Frame``). ``realtime``
+    paces the frames at ``fps`` (demo mode); tests run as fast as possible.
+    """
+
+    def __init__(self, referee, *, frames: Any = None, observations: Iterable[dict] | None = None,
+                 pipeline: CameraPipeline | None = None, calibration=None, leds: Any = None,
+                 realtime: bool = False, fps: float = 30.0, colours: dict | None = None,
+                 max_frames: int | None = None) -> None:
+        if frames is None and observations is None:
+            raise RefereeError("a table runner needs frames or observations")
+        self.referee = referee
+        self.frames = frames
+        self.observations = observations
+        self.pipeline = pipeline
+        if frames is not None and pipeline is None:
+            self.pipeline = CameraPipeline(referee, calibration, colours=colours)
+        self.realtime = realtime
+        self.fps = fps
+        self.max_frames = max_frames
+        self.stats = RunnerStats()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.led_link = None
+        if leds is not None:
+            from .leds import LedLink
+
+            self.led_link = LedLink(referee, leds, on_done=self._done_button)
+        self._done_pressed = threading.Event()
+
+    # -- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> "TableRunner":
+        if self._thread is not None:
+            raise RefereeError("this runner is already running", status=409)
+        self._thread = threading.Thread(target=self._guarded_run, name=f"table-{self.referee.table_id}",
+                                        daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        if self.led_link is not None:
+            self.led_link.close()
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _guarded_run(self) -> None:
+        try:
+            self.run()
+        except Exception as exc:  # noqa: BLE001 - the thread reports, the server stays up
+            self.stats.errors += 1
+            self.stats.last_error = f"{type(exc).__name__}: {exc}"
+            log.exception("table %s: runner stopped", self.referee.table_id)
+
+    # -- the loop -----------------------------------------------------------------------------------
+    def run(self) -> RunnerStats:
+        """Process every input in the calling thread until it ends or :meth:`stop` is called."""
+        if self.observations is not None:
+            for obs in self.observations:
+                if self._stop.is_set():
+                    break
+                self._observe(obs)
+            return self.stats
+        t0 = _time.monotonic()
+        for k, (image, t) in enumerate(self._frames()):
+            if self._stop.is_set() or (self.max_frames is not None and k >= self.max_frames):
+                break
+            if self.realtime:
+                delay = t0 + k / self.fps - _time.monotonic()
+                if delay > 0:
+                    self._stop.wait(delay)
+            self.stats.frames += 1
+            try:
+                observations = self.pipeline.feed(image, t)
+            except Exception as exc:  # noqa: BLE001 - one bad frame must not stop the table
+                self.stats.errors += 1
+                self.stats.last_error = f"frame {k}: {exc}"
+                continue
+            if self._done_pressed.is_set():
+                self._done_pressed.clear()
+                obs = self.pipeline.board_observation(image)
+                obs["type"] = "dice_picked_up"
+                observations.append(obs)
+            for obs in observations:
+                self._observe(obs)
+            self.referee.tick()
+        return self.stats
+
+    def _frames(self) -> Iterator[tuple[Any, float | None]]:
+        src = self.frames
+        if hasattr(src, "frames") and callable(src.frames):
+            for f in src.frames():
+                yield f.image, f.time
+            return
+        for item in src:
+            if isinstance(item, tuple) and len(item) == 2:
+                image, extra = item
+                if isinstance(extra, dict):
+                    yield image, extra.get("t")
+                else:
+                    yield image, extra
+            else:
+                yield item, None
+
+    def _observe(self, obs: Any) -> None:
+        self.stats.observations += 1
+        try:
+            out = self.referee.observe(obs)
+        except RefereeError as exc:
+            self.stats.refused += 1
+            typ = obs.get("type") if isinstance(obs, dict) else type(obs).__name__
+            self.stats.note({"refused": typ, "status": exc.status, "message": exc.message})
+            log.info("table %s: camera %s refused: %s", self.referee.table_id, typ, exc.message)
+            return
+        self.stats.decisions += len(out)
+        for d in out:
+            self.stats.note(d if "frame" not in d else {k: v for k, v in d.items() if k != "frame"})
+
+    def _done_button(self) -> None:
+        """The LED board's "done" button: read the board now, as if the dice were picked up."""
+        if self.frames is None:
+            self._observe({"type": "dice_picked_up"})
+        else:
+            self._done_pressed.set()
+
+
+def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None = None, leds: Any = None,
+                realtime: bool = True, max_turns: int | None = None, fps: float = 30.0) -> TableRunner:
+    """Simulator footage of a real match played through the real vision into ``referee`` (demo mode).
+
+    The referee's seating (``bottom_player``, ``home``) is used for the footage, and the calibration is
+    the simulator camera's own homography, as a calibrated table would have.
+    """
+    import numpy as np
+
+    from tablecompanion.calibration import Calibration
+    from tablecompanion.geometry import BoardGeometry
+    from tablecompanion.sim.camera import Camera
+    from tablecompanion.sim.footage import iter_match_frames
+
+    s = referee.settings
+    camera = Camera()
+    model = camera.model()
+    calibration = Calibration(geometry=BoardGeometry(home=s.home), image_size=(camera.width, camera.height),
+                              homography=np.asarray(model.homography_image_to_board()),
+                              camera_matrix=np.asarray(model.K), dist_coeffs=np.asarray(model.dist),
+                              bottom_player=s.bottom_player, source="markers")
+    frames = iter_match_frames(mat_path, seed=seed, fps=fps, inject=inject, camera=camera, home=s.home,
+                               bottom=s.bottom_player, max_turns=max_turns, encode=False)
+    return TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps)

@@ -1,0 +1,222 @@
+"""Table wiring: observations through a runner thread, the camera pipeline's mapping, LEDs and buttons."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tablecompanion.referee import Referee, RefereeError, TableSettings
+from tablecompanion.referee.leds import LedLink, led_state_for
+from tablecompanion.referee.runner import CameraPipeline, TableRunner
+from tablecompanion.rules import Position
+
+
+def sides(pos: Position, mover: str) -> dict:
+    other = "O" if mover == "X" else "X"
+    return {mover: list(pos.on_roll), other: list(pos.opponent)}
+
+
+class FakeBoard:
+    """An LED board that remembers what it was told; ``press`` fires its buttons."""
+
+    def __init__(self) -> None:
+        self.shown = []
+        self.callbacks = []
+        self.closed = False
+
+    def show(self, state) -> None:
+        self.shown.append(state)
+
+    def on_event(self, cb) -> None:
+        self.callbacks.append(cb)
+
+    def press(self, button: str) -> None:
+        for cb in self.callbacks:
+            cb(button)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_runner_feeds_observations_in_a_thread_and_counts_refusals():
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    after = Position.initial().parse_play("8/5 6/5", (3, 1)).result()
+    obs = [
+        {"type": "roll", "dice": [3, 1]},
+        {"type": "roll", "dice": [6, 6]},  # refused: X must play first
+        {"type": "dice_picked_up", "board": sides(after, "X")},
+        {"type": "roll", "dice": [5, 2]},
+    ]
+    runner = TableRunner(ref, observations=obs).start()
+    runner.join(10)
+    assert not runner.running
+    assert runner.stats.observations == 4 and runner.stats.refused == 1
+    assert runner.stats.log[1]["status"] == 409
+    snap = ref.snapshot()
+    assert [h["action"] for h in snap["history"]] == ["opening_roll", "play", "roll"]
+    assert snap["dice"] == [5, 2] and snap["turn"] == "O"
+
+
+def test_runner_needs_an_input():
+    with pytest.raises(RefereeError):
+        TableRunner(Referee("1", TableSettings(players=("A", "B"))))
+
+
+def test_leds_follow_the_referee_and_buttons_act():
+    ref = Referee("1", TableSettings(players=("A", "B"), bottom_player="O"))
+    board = FakeBoard()
+    link = LedLink(ref, board)
+    assert board.shown[-1].status == "waiting"
+    ref.act({"action": "roll", "dice": [3, 1]})  # X (top) to play 3-1
+    lit = board.shown[-1].lit_points()
+    assert board.shown[-1].turn == "top"
+    # X's 8/5 6/5 lands on X's 5: physical point 25 - 5 = 20 for the top player
+    assert 20 in lit and lit[20].colour == "green"
+    ref.act({"action": "play", "play": "8/5 6/5"})
+    board.press("double")  # O doubles from the board's button
+    assert ref.snapshot()["awaiting"] == "take_or_pass"
+    board.press("take")
+    assert ref.snapshot()["cube"] == {"value": 2, "owner": "X"}
+    assert board.shown[-1].cube_value == 2 and board.shown[-1].cube_owner == "top"
+    board.press("pass")  # nothing to pass: refused, logged, LEDs refreshed, nothing raised
+    link.close()
+    assert board.closed
+
+
+def test_leds_blink_an_illegal_play_and_show_void_rolls():
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    board = FakeBoard()
+    LedLink(ref, board)
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    lit = board.shown[-1].lit_points()
+    assert set(lit) == {24, 18, 13, 10} and all(light.mode == "blink" for light in lit.values())
+    ref.act({"action": "correct", "play": "24/18 13/9"})
+    ref.act({"action": "void", "reason": "cocked"})
+    assert board.shown[-1].status == "void_roll"
+    assert led_state_for(ref.snapshot()).status == "normal"
+
+
+def test_emulated_led_board_shows_the_legal_destinations():
+    leds = pytest.importorskip("tablecompanion.leds.board")
+    board = leds.open_board("emulated")
+    try:
+        ref = Referee("1", TableSettings(players=("A", "B")))
+        LedLink(ref, board)
+        ref.act({"action": "roll", "dice": [3, 1]})
+        assert board.wait_shown(5.0)
+        assert board.state.lit_points() == led_state_for(ref.snapshot()).lit_points()
+    finally:
+        board.close()
+
+
+class StubWatcher:
+    """Stands in for the vision RollWatcher: replays scripted events, one list per frame."""
+
+    def __init__(self, script):
+        self.script = list(script)
+        self.opening = False
+        self.roller_side = "bottom"
+        self.seen = []
+
+    def feed(self, frame, t=None):
+        self.seen.append((self.opening, self.roller_side))
+        return self.script.pop(0) if self.script else []
+
+
+def _settled(values, verdict="valid", reason="", centres=None, opening=False):
+    from tablecompanion.vision.settle import RollSettled
+
+    centres = centres or [(100.0, 100.0)] * len(values)
+    dice = tuple(SimpleNamespace(value=v, centre=c) for v, c in zip(values, centres))
+    return RollSettled(dice, ("ok",) * len(values), verdict, reason, 0, 0.0, opening)
+
+
+def test_camera_pipeline_maps_opening_dice_by_half_and_reads_the_board_on_pickup():
+    from tablecompanion.calibration import Calibration
+    from tablecompanion.geometry import BoardGeometry
+    from tablecompanion.vision.settle import DicePickedUp
+
+    geo = BoardGeometry()
+    cal = Calibration(geometry=geo, image_size=(1000, 1000), homography=np.eye(3), bottom_player="O")
+    right = geo.half("right")  # the bottom player's (O's) right-hand board
+    left = geo.half("left")  # the top player's (X's)
+    in_right = ((right[0] + right[2]) / 2, (right[1] + right[3]) / 2)
+    in_left = ((left[0] + left[2]) / 2, (left[1] + left[3]) / 2)
+    after = Position.initial().parse_play("13/7 8/7", (6, 1)).result()
+    ref = Referee("1", TableSettings(players=("A", "B"), bottom_player="O"))
+
+    asked = []
+
+    class Reading:
+        def observation(self, colour, at):
+            asked.append((colour, at))
+            from tablecompanion.vision.identify import BoardObservation
+
+            return BoardObservation.from_position(after)
+
+    watcher = StubWatcher([
+        [_settled([6, 1], centres=[in_right, in_left], opening=True)],  # O's die 6 on the right, X's 1
+        [],
+        [DicePickedUp(2, 0.1)],
+    ])
+    pipe = CameraPipeline(ref, cal, watcher=watcher, board_reader=lambda image: Reading())
+    runner = TableRunner(ref, frames=[np.zeros((8, 8, 3), np.uint8)] * 3, pipeline=pipe)
+    runner.run()
+    assert watcher.seen[0] == (True, "bottom")
+    assert runner.stats.errors == 0, runner.stats.last_error
+    snap = ref.snapshot()
+    # dice = [X's, O's]: X's 1 (left half, top player's), O's 6 (right half, bottom player's): O starts
+    assert snap["history"][0]["player"] == "O" and snap["history"][0]["dice"] == [1, 6]
+    # O, the mover, sits at the bottom with the light checkers: the board is read for O
+    assert asked == [("light", "bottom")]
+    assert snap["history"][1]["player"] == "O" and snap["history"][1]["play"] == "13/7 8/7"
+    assert snap["turn"] == "X"
+
+
+def test_camera_pipeline_void_roll_and_identified_play():
+    from tablecompanion.vision.settle import DicePickedUp
+
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    ref.act({"action": "roll", "dice": [3, 1]})
+    after = Position.initial().parse_play("8/5 6/5", (3, 1)).result()
+
+    class Reading:
+        def observation(self, colour, at):
+            from tablecompanion.vision.identify import BoardObservation
+
+            mover = list(after.on_roll)
+            mover[12] -= 1  # a pile on 13 read one short: the reader says so
+            return BoardObservation(tuple(mover), after.opponent, frozenset([13]))
+
+    watcher = StubWatcher([[DicePickedUp(0, 0.0)], [_settled([2, 2], "void", "die 1 cocked")]])
+    pipe = CameraPipeline(ref, None, watcher=watcher, board_reader=lambda image: Reading())
+    runner = TableRunner(ref, frames=[np.zeros((8, 8, 3), np.uint8)] * 2, pipeline=pipe)
+    runner.run()
+    snap = ref.snapshot()
+    assert [h["action"] for h in snap["history"]] == ["opening_roll", "play", "void"]
+    assert snap["history"][1]["play"] == "8/5 6/5" and snap["history"][2]["reason"] == "die 1 cocked"
+    assert runner.stats.log[0]["identified_by"] == "vision"
+
+
+@pytest.mark.slow
+def test_demo_runner_plays_simulator_footage_through_the_vision():
+    mat = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "matches" / \
+        "Llabba_-_Kabrus_7pt_Backgammon_Studio_2023_08_03_08_26_12.mat"
+    if not mat.exists():
+        pytest.skip(f"match file not found: {mat}")
+    from tablecompanion.referee.matplay import settings_for
+    from tablecompanion.referee.runner import demo_runner
+
+    ref = Referee("1", settings_for(mat.read_text()))
+    runner = demo_runner(ref, mat, realtime=False, max_turns=2)
+    t = time.monotonic()
+    runner.run()
+    assert runner.stats.frames > 30 and runner.stats.errors == 0, runner.stats.last_error
+    assert runner.stats.observations >= 1  # the camera decided something about the throws it saw
+    assert time.monotonic() - t < float(os.environ.get("DEMO_TIME_LIMIT", "600"))
