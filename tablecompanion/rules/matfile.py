@@ -543,7 +543,7 @@ def _game_lines(game, match: Match, last: bool) -> list[str]:
             rolled = None
             d = t.dice
             put(t.actor, f"{d[0]}{d[1]}: {'' if t.play is None or t.play.is_pass() else str(t.play)}".rstrip())
-        elif isinstance(a, Resign) and rolled is not None:
+        elif isinstance(a, AcceptResign) and rolled is not None:
             # rolled, then resigned without playing: gnubg keeps the dice alone
             put(rolled[0], f"{rolled[1][0]}{rolled[1][1]}:")
             rolled = None
