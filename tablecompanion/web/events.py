@@ -148,9 +148,11 @@ class Broker:
         from .views import table_payload
 
         seq = self.next_seq() if seq is None else seq
-        payload = table_payload(ref, public=(variant == "public"))
-        payload["seq"] = seq
-        payload["sent"] = time.time()
+        body = table_payload(ref, public=(variant == "public"))
+        # small keys first, so a client can read which update this is without parsing the whole message
+        payload = {"seq": seq, "table_id": str(body["table"].get("id")), "n": body["table"].get("events"),
+                   "sent": time.time()}
+        payload.update(body)
         payload["events"] = [_clean_event(e, public=(variant == "public")) for e in events or []]
         return sse_message("state", payload, seq)
 

@@ -13,6 +13,8 @@ import secrets
 from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, session,
                    url_for)
 
+from markupsafe import Markup, escape
+
 from . import presenter
 from .api import ApiError, create_table, export_text, is_loopback, perform, validate_action
 from .board_svg import render_board
@@ -100,7 +102,9 @@ def table_context(ref, public: bool) -> dict:
         "plays": presenter.play_steps(snap),
         "crawford_label": presenter.crawford_label(snap),
         "status_line": status_line(snap),
-        "history_rows": history_rows(snap),
+        "history_rows": (rows := history_rows(snap)),
+        "history_items": history_items(rows),
+        "game_rows": game_rows(snap),
         "clock": clock_view(snap),
         "flags": [] if public else flag_rows(snap),
         "off": {"X": model.off("X"), "O": model.off("O")},
@@ -128,7 +132,10 @@ def table_payload(ref, public: bool) -> dict:
                 "plays": render_template("_plays.html", **ctx),
                 "history": render_template("_history.html", **ctx),
                 "flags": render_template("_flags.html", **ctx)}
-    return {"table": ctx["t"], "plays": [] if public else ctx["plays"], "mover": ctx["t"].get("turn"),
+    table = {k: v for k, v in ctx["t"].items() if k != "history"}  # GET /api/tables/<id> has it all
+    table["history_len"] = len(ctx["t"].get("history") or [])
+    table["last"] = (ctx["t"].get("history") or [None])[-1]
+    return {"table": table, "plays": [] if public else ctx["plays"], "mover": ctx["t"].get("turn"),
             "mover_board": None if public else ctx["mover_board"], "html": html, "status": ctx["status_line"]}
 
 
@@ -170,18 +177,51 @@ def status_line(snap: dict) -> str:
 
 
 def history_rows(snap: dict) -> list[dict]:
-    """History entries as (number, who, text) rows, newest last."""
+    """The current game's history entries as rows, oldest first (earlier games: :func:`game_rows`).
+
+    Only one game is rendered so a live update stays small however long the match; the whole match
+    is in the API's snapshot and the .mat export."""
+    history = snap.get("history") or []
+    game = snap.get("game_number")
+    if game is not None and snap.get("status") == "game_over":
+        game = max((e.get("game") or 0 for e in history if isinstance(e, dict)), default=game)
     rows = []
-    for i, entry in enumerate(snap.get("history") or []):
+    for i, entry in enumerate(history):
         if isinstance(entry, str):
-            rows.append({"n": i, "who": "", "text": entry, "game": None, "kind": ""})
+            rows.append({"n": i, "who": "", "name": "", "text": entry, "kind": "", "flagged": False})
             continue
-        if not isinstance(entry, dict):
+        if not isinstance(entry, dict) or (game is not None and entry.get("game", game) != game):
             continue
         who = entry.get("player") or entry.get("actor") or ""
-        rows.append({"n": entry.get("n", i), "who": who, "text": history_text(entry),
-                     "game": entry.get("game"), "kind": entry.get("action") or entry.get("type") or "",
-                     "flagged": bool(entry.get("flag") or entry.get("flagged"))})
+        rows.append({"n": i, "who": who, "name": presenter.player_name(snap, who), "text": history_text(entry),
+                     "kind": entry.get("action") or entry.get("type") or "",
+                     "flagged": bool(entry.get("illegal") or entry.get("flagged"))})
+    return rows
+
+
+def history_items(rows: list[dict]) -> Markup:
+    """The rows as ``<li>`` items, newest first; plain Python because a long game has hundreds of them
+    and this runs on every live update."""
+    out = []
+    for r in reversed(rows):
+        cls = f"h-{escape(r['kind'])}" + (" flagged" if r["flagged"] else "")
+        who = (f'<span class="chip chip-{escape(r["who"])} small"></span><span class="h-who">{escape(r["name"])}</span> '
+               if r["who"] else "")
+        out.append(f'<li class="{cls}">{who}<span class="h-text">{escape(r["text"])}</span></li>')
+    return Markup("".join(out))
+
+
+def game_rows(snap: dict) -> list[dict]:
+    """Each finished game in one line: "Game 2 · Bob wins 2 (gammon)"."""
+    rows = []
+    for g in snap.get("games") or []:
+        if not isinstance(g, dict):
+            continue
+        how = {"pass": "double passed", "resign": f"resigned {g.get('level', '')}"}.get(
+            g.get("how"), g.get("level") or "")
+        rows.append({"number": g.get("number"), "winner": g.get("winner"),
+                     "text": f"{presenter.player_name(snap, g.get('winner'))} wins {g.get('points')}"
+                             + (f" ({how})" if how else "")})
     return rows
 
 
