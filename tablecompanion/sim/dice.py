@@ -114,10 +114,12 @@ def random_rotation(rng: np.random.Generator) -> np.ndarray:
 def free_spot(rect, avoid: list[tuple[float, float, float]], rng: np.random.Generator, inset: float, tries: int = 60):
     """A point of ``rect`` (inset) clear of the circles ``avoid`` (x, y, radius), or the clearest found."""
     x0, y0, x1, y1 = rect
+    ix = min(inset, (x1 - x0) / 2)
+    iy = min(inset, (y1 - y0) / 2)
     best, best_gap = None, -1e9
     for _ in range(tries):
-        x = rng.uniform(x0 + inset, x1 - inset)
-        y = rng.uniform(y0 + inset, y1 - inset)
+        x = rng.uniform(x0 + ix, x1 - ix)
+        y = rng.uniform(y0 + iy, y1 - iy)
         gap = min((math.hypot(x - ax, y - ay) - ar for ax, ay, ar in avoid), default=1e9)
         if gap > 0:
             return x, y

@@ -19,7 +19,7 @@ from tablecompanion.geometry import MARKER_IDS, BoardGeometry, BoardSpec
 from tablecompanion.sim import board as board_paint
 from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
-from tablecompanion.sim.dice import Pose, in_rect, pose_die, rest_on, rot_axis, value_up
+from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
 from tablecompanion.sim.hands import hand_parts
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
@@ -544,8 +544,15 @@ class Renderer:
         footprint = pose.vertices()[:, :2]
         rh = self.geo.right_hand_board(scene.roller)
         inside = all(in_rect(rh, px, py) for px, py in footprint)
+        cam = self.model.centre
+        visible = [v for v, n, corners in pose.faces() if float(n @ (cam - corners.mean(axis=0))) > 0]
+        up = np.array([0.0, 0.0, -1.0])
+        top_normal = pose.R @ np.array(FACE_NORMALS[pose.top_value()], float)
+        tilt = math.degrees(math.acos(float(np.clip(top_normal @ up, -1, 1))))
         return {
             "value": die.value if die.state != "rolling" else None,
+            "visible_faces": visible,
+            "tilt_deg": round(tilt, 2),
             "top_value": pose.top_value(),
             "state": die.state,
             "valid": bool(flat and inside),

@@ -1,0 +1,190 @@
+"""Rendered frames: determinism, truth that matches the pixels, things drawn where geometry says."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecompanion.geometry import MARKER_IDS, BoardGeometry
+from tablecompanion.rules.position import Position
+from tablecompanion.sim import Camera, Die, Hand, Renderer, Scene, render_frame
+from tablecompanion.sim.scene import points_from_mapping
+
+EMPTY = Scene(cube=None)
+
+
+def test_same_seed_same_bytes_different_seed_different_noise(small_camera):
+    scene = Scene.from_position(Position.initial(), dice=(Die(6, pose_seed=1), Die(3, pose_seed=2)))
+    a, ta = render_frame(scene, small_camera, seed=4)
+    b, tb = render_frame(scene, small_camera, seed=4)
+    c, tc = render_frame(scene, small_camera, seed=5)
+    assert a.tobytes() == b.tobytes()
+    assert a.tobytes() != c.tobytes()
+    # Pinned dice: only the noise differs, so the truth is the same and the pictures are close.
+    assert ta["dice"] == tc["dice"]
+    assert np.abs(a.astype(int) - c.astype(int)).mean() < 6
+
+
+def test_frame_is_a_photo_not_a_diagram(small_camera):
+    img, _ = render_frame(Scene.from_position(Position.initial()), small_camera, seed=1)
+    assert img.dtype == np.uint8 and img.shape == (270, 480, 3)
+    # Texture, gradient and noise: a felt patch is not one flat colour.
+    patch = img[120:150, 330:360].astype(float)
+    assert patch.std() > 1.5
+    assert len(np.unique(img.reshape(-1, 3), axis=0)) > 5000
+
+
+def test_truth_homography_and_markers_agree_with_geometry():
+    cam = Camera(width=1280, height=720)
+    img, truth = render_frame(Scene(markers=True), cam, seed=0)
+    geo = BoardGeometry()
+    H = np.array(truth["homography_image_to_board"])
+    K, dist = np.array(truth["camera"]["K"]), np.array(truth["camera"]["dist"])
+    for mid in MARKER_IDS.values():
+        px = np.array(truth["markers"][str(mid)], np.float64).reshape(-1, 1, 2)
+        und = cv2.undistortPoints(px, K, dist, P=K).reshape(-1, 2)
+        mm = cv2.perspectiveTransform(und.reshape(-1, 1, 2), H).reshape(-1, 2)
+        assert np.allclose(mm, np.array(geo.marker_corners(mid)), atol=0.05)
+    # And a real detector finds the stickers where the truth says.
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    assert ids is not None and sorted(ids.ravel().tolist()) == [0, 1, 2, 3]
+    for c, i in zip(corners, ids.ravel()):
+        assert np.abs(c.reshape(4, 2) - np.array(truth["markers"][str(i)])).max() < 2.5
+
+
+def test_no_markers_when_they_are_off(small_camera):
+    img, truth = render_frame(Scene(markers=False), Camera(width=1280, height=720), seed=0)
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    _, ids, _ = detector.detectMarkers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    assert ids is None and truth["markers"] is None
+
+
+@pytest.mark.parametrize("home", ["right", "left"])
+def test_checkers_are_drawn_on_their_geometry_slots(home):
+    cam = Camera(width=640, height=360, noise=0.0, jpeg_quality=None)
+    r = Renderer(cam, home=home)
+    geo = BoardGeometry(home=home)
+    scene = Scene.from_position(Position.initial(), dice=(), home=home, cube=None)
+    empty = Scene(home=home, cube=None)
+    full, _ = r.render(scene, 0)
+    bare, _ = r.render(empty, 0)
+    diff = np.abs(full.astype(int) - bare.astype(int)).sum(axis=2)
+    t = geo.spec.checker_thickness
+    for p in range(1, 25):
+        colour, count = scene.points[p - 1]
+        slot = geo.checker_slots(p, 1)[0]
+        u, v = r.model.project(np.array([[slot.x, slot.y, -t]]))[0]
+        changed = diff[int(v) - 6:int(v) + 7, int(u) - 6:int(u) + 7].mean()
+        if count:
+            assert changed > 15, f"point {p}: no checker drawn at its slot"
+        else:
+            assert changed < 2, f"point {p}: something drawn on an empty point"
+
+
+def test_a_pile_reads_as_a_pile(small_camera):
+    cam = Camera(width=640, height=360, noise=0.0, jpeg_quality=None)
+    r = Renderer(cam)
+    five = Scene(points=points_from_mapping({6: ("light", 5)}), cube=None)
+    seven = Scene(points=points_from_mapping({6: ("light", 7)}), cube=None)
+    a, _ = r.render(five, 0)
+    b, _ = r.render(seven, 0)
+    slot = BoardGeometry().checker_slots(6, 7)[5]
+    assert slot.layer == 1
+    u, v = r.model.project(np.array([[slot.x, slot.y, -14.0]]))[0]
+    region = (slice(int(v) - 20, int(v) + 20), slice(int(u) - 20, int(u) + 20))
+    assert np.abs(a[region].astype(int) - b[region].astype(int)).mean() > 8
+
+
+def test_flat_dice_are_valid_and_show_their_value(small_camera):
+    for seed in range(4):
+        scene = Scene.from_position(Position.initial(), dice=(5, 2))
+        _, truth = render_frame(scene, small_camera, seed=seed)
+        geo = BoardGeometry()
+        rh = geo.right_hand_board("bottom")
+        for d, value in zip(truth["dice"], (5, 2)):
+            assert d["state"] == "flat" and d["valid"] and d["top_value"] == value
+            assert d["tilt_deg"] < 1
+            x, y = d["board_mm"]
+            assert rh[0] <= x <= rh[2] and rh[1] <= y <= rh[3]
+
+
+@pytest.mark.parametrize("state", ["cocked", "leaning-on-checker", "against-edge"])
+def test_tilted_dice_show_side_faces_and_are_void(state):
+    cam = Camera.preset("top", width=640, height=360)
+    scene = Scene.from_position(Position.initial(), dice=(Die(4, state), Die(1)))
+    _, truth = render_frame(scene, cam, seed=3)
+    d = truth["dice"][0]
+    assert not d["valid"] and d["state"] == state
+    assert d["tilt_deg"] > 10
+    assert len(d["visible_faces"]) >= 2
+    assert d["top_value"] == 4
+
+
+@pytest.mark.parametrize("state", ["wrong-half", "across-bar", "off-board"])
+def test_misplaced_dice_lie_outside_the_right_hand_board(state, small_camera):
+    scene = Scene.from_position(Position.initial(), dice=(Die(6, state), Die(2)))
+    _, truth = render_frame(scene, small_camera, seed=2)
+    d = truth["dice"][0]
+    geo = BoardGeometry()
+    x, y = d["board_mm"]
+    rh = geo.right_hand_board("bottom")
+    assert not d["valid"]
+    assert not (rh[0] + 8 <= x <= rh[2] - 8 and rh[1] + 8 <= y <= rh[3] - 8)
+
+
+def test_die_on_a_checker_rests_on_its_top(small_camera):
+    scene = Scene.from_position(Position.initial(), dice=(Die(3, "on-checker"), Die(5)))
+    _, truth = render_frame(scene, small_camera, seed=1)
+    d = truth["dice"][0]
+    assert d["height_mm"] >= 6.9 and not d["valid"]
+
+
+def test_die_outline_covers_changed_pixels():
+    cam = Camera(width=640, height=360, noise=0.0, jpeg_quality=None)
+    r = Renderer(cam)
+    base = Scene.from_position(Position.initial(), dice=(), cube=None)
+    with_die = base.replace(dice=(Die(6, x=560.0, y=275.0, yaw=20),))
+    a, _ = r.render(base, 0)
+    b, truth = r.render(with_die, 0)
+    outline = np.array(truth["dice"][0]["outline_px"], np.float32)
+    mask = np.zeros(a.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, outline.astype(np.int32), 1)
+    diff = np.abs(a.astype(int) - b.astype(int)).sum(axis=2) > 60
+    inside = diff[mask > 0].mean()
+    assert inside > 0.6
+    far = diff.copy()
+    far[cv2.dilate(mask, np.ones((25, 25), np.uint8)) > 0] = False
+    assert far.sum() == 0  # nothing but the die (and its shadow next to it) changed
+
+
+def test_hand_mask_marks_the_hand(small_camera):
+    cam = Camera(width=640, height=360, noise=0.0, jpeg_quality=None)
+    r = Renderer(cam)
+    base = Scene.from_position(Position.initial(), dice=(), cube=None)
+    a, ta = r.render(base, 0)
+    b, tb = r.render(base.replace(hands=(Hand("bottom", 560, 380, holding="light"),)), 0)
+    assert ta["hand_mask"] is None
+    mask = tb["hand_mask"]
+    assert mask.dtype == bool and 0.01 < mask.mean() < 0.5
+    diff = np.abs(a.astype(int) - b.astype(int)).sum(axis=2) > 30
+    assert diff[mask].mean() > 0.7
+    # The hand comes from the bottom player's edge.
+    ys = np.nonzero(mask)[0]
+    assert ys.max() >= mask.shape[0] - 2
+
+
+def test_tilted_camera_changes_the_view_but_truth_follows():
+    cam = Camera.preset("tilted", width=640, height=360)
+    img, truth = render_frame(Scene.from_position(Position.initial()), cam, seed=0)
+    H = np.array(truth["homography_image_to_board"])
+    assert abs(H[2, 1]) > 1e-4  # real perspective, not an affine top view
+    geo = BoardGeometry()
+    K, dist = np.array(truth["camera"]["K"]), np.array(truth["camera"]["dist"])
+    c = np.array(truth["dice"][0]["top_centre_px"], np.float64).reshape(1, 1, 2)
+    und = cv2.undistortPoints(c, K, dist, P=K)
+    x, y = cv2.perspectiveTransform(und, H).ravel()
+    # The top of a 16 mm die seen at a tilt lands off its footprint, but within a die's size or so.
+    bx, by = truth["dice"][0]["board_mm"]
+    assert np.hypot(x - bx, y - by) < geo.spec.die_size * 1.5
