@@ -15,6 +15,7 @@ class MarkerConfig:
 
     min_markers: int = 3  # a homography needs 4 points; 3 markers give 12 corners, plenty
     corner_refinement: bool = True  # sub-pixel corners: the markers are small (20 mm)
+    min_perimeter_rate: float = 0.01  # smallest marker perimeter / image side: far markers of a tilted camera are small
     max_reprojection_error_mm: float = 3.0  # above this a marker is misplaced or misread
 
 

@@ -16,7 +16,7 @@ from tablecompanion.calibration.config import DEFAULT_DRIFT, DEFAULT_FIND_BOARD,
 from tablecompanion.calibration.errors import CalibrationError
 from tablecompanion.calibration.find_board import find_board
 from tablecompanion.calibration.markers import detect_markers
-from tablecompanion.calibration.model import Calibration, apply_homography, rect_corners
+from tablecompanion.calibration.model import Calibration, rect_corners
 
 Status = Literal["ok", "warn", "moved", "unknown"]
 
@@ -71,14 +71,12 @@ def check_drift(
             f"the camera now gives {w}x{h} px, the calibration was made at "
             f"{calibration.image_size[0]}x{calibration.image_size[1]}: set the resolution back or recalibrate",
         )
-    view = calibration.undistort(frame) if calibration.has_lens else frame
-    detection = detect_markers(view)
+    detection = detect_markers(frame)
     if detection.corners:
         per_marker: dict[int, float] = {}
         for marker_id, seen in detection.corners.items():
             expected = np.array(calibration.geometry.marker_corners(marker_id))
-            # the detection is on the undistorted view: apply the homography directly
-            where = apply_homography(calibration.homography, seen)
+            where = calibration.image_to_board(seen)
             per_marker[marker_id] = float(np.max(np.linalg.norm(where - expected, axis=1)))
         shift = max(per_marker.values())
         status = _verdict(shift, config)

@@ -50,6 +50,7 @@ def detect_markers(frame: np.ndarray, config: MarkerConfig = DEFAULT_MARKERS) ->
     params = cv2.aruco.DetectorParameters()
     if config.corner_refinement:
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    params.minMarkerPerimeterRate = config.min_perimeter_rate
     detector = cv2.aruco.ArucoDetector(marker_dictionary(), params)
     corners, ids, rejected = detector.detectMarkers(gray)
     found: dict[int, np.ndarray] = {}
@@ -79,8 +80,7 @@ def calibrate_from_markers(
     spec = spec or BoardSpec()
     geometry = BoardGeometry(spec, home)
     h, w = _gray(frame).shape[:2]
-    view = frame if camera_matrix is None else cv2.undistort(frame, camera_matrix, dist_coeffs)
-    detection = detect_markers(view, config)
+    detection = detect_markers(frame, config)  # on the frame as captured: resampling blurs small markers
     if len(detection.corners) < config.min_markers:
         missing = sorted(set(MARKER_IDS.values()) - set(detection.corners))
         names = {v: k.replace("_", "-") for k, v in MARKER_IDS.items()}
@@ -90,21 +90,15 @@ def calibrate_from_markers(
             "Check that the printed markers are on the frame's corners, lit and in view, or give the corners "
             "with --corners x,y x,y x,y x,y (TL TR BR BL)"
         )
-    image_pts = np.vstack([detection.corners[i] for i in detection.ids])
-    board_pts = np.vstack([np.array(geometry.marker_corners(i)) for i in detection.ids])
-    homography = fit_homography(image_pts, board_pts)
-    error = homography_error_mm(homography, image_pts, board_pts)
+    seen = {i: _undistort(c, camera_matrix, dist_coeffs) for i, c in detection.corners.items()}
+    homography, error, used = _fit_markers(seen, geometry, config)
     if error > config.max_reprojection_error_mm:
         raise CalibrationError(
             f"the markers do not fit the board's dimensions (error {error:.1f} mm): check that each marker is on "
             "its own corner (id 0 top-left ... id 3 bottom-left, seen from the bottom seat), that the frame width "
             "in the profile matches the board, and that the markers are printed at 100% scale"
         )
-    if camera_matrix is not None:
-        # detections were made on the undistorted view; keep them as captured for drift checks
-        markers = {i: _redistort(c, camera_matrix, dist_coeffs) for i, c in detection.corners.items()}
-    else:
-        markers = dict(detection.corners)
+    markers = {i: detection.corners[i] for i in used}
     return Calibration(
         geometry=geometry,
         image_size=(w, h),
@@ -119,10 +113,27 @@ def calibrate_from_markers(
     )
 
 
-def _redistort(pts: np.ndarray, k: np.ndarray, d: np.ndarray) -> np.ndarray:
-    norm = np.hstack([pts, np.ones((len(pts), 1))]) @ np.linalg.inv(k).T
-    out, _ = cv2.projectPoints(norm.reshape(-1, 1, 3), np.zeros(3), np.zeros(3), k, d)
-    return out.reshape(-1, 2)
+def _undistort(pts: np.ndarray, k: np.ndarray | None, d: np.ndarray | None) -> np.ndarray:
+    if k is None:
+        return pts
+    return cv2.undistortPoints(pts.reshape(-1, 1, 2), k, d, P=k).reshape(-1, 2)
+
+
+def _fit_markers(
+    seen: dict[int, np.ndarray], geometry: BoardGeometry, config: MarkerConfig
+) -> tuple[np.ndarray, float, list[int]]:
+    """Homography from the markers' corners; a marker that disagrees with the others (misread, peeled
+    off, stuck on the wrong corner) is dropped while enough remain. Returns (H, RMS error mm, ids used)."""
+    ids = sorted(seen)
+    while True:
+        image_pts = np.vstack([seen[i] for i in ids])
+        board_pts = np.vstack([np.array(geometry.marker_corners(i)) for i in ids])
+        homography = fit_homography(image_pts, board_pts)
+        error = homography_error_mm(homography, image_pts, board_pts)
+        if error <= config.max_reprojection_error_mm or len(ids) <= config.min_markers:
+            return homography, error, ids
+        worst = max(ids, key=lambda i: homography_error_mm(homography, seen[i], np.array(geometry.marker_corners(i))))
+        ids = [i for i in ids if i != worst]
 
 
 def parse_corners(texts: Sequence[str]) -> np.ndarray:
