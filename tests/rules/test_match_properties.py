@@ -61,7 +61,7 @@ def play_random(match: Match, rng: random.Random, limit: int) -> list[tuple]:
 def test_undo_walks_back_through_every_state(seed, length):
     rng = random.Random(seed)
     m = Match(length, beaver=length == 0, jacoby=length == 0)
-    states = play_random(m, rng, 250)
+    states = play_random(m, rng, 120)
     for expected in reversed(states[:-1]):
         m.undo()
         assert (m.gnubg_id(), dict(m.score), len(m.games)) == expected
