@@ -17,11 +17,12 @@ import logging
 import threading
 import time as _time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .errors import RefereeError
 
-__all__ = ["CameraPipeline", "TableRunner", "RunnerStats", "demo_runner"]
+__all__ = ["CameraPipeline", "TableRunner", "RunnerStats", "demo_runner", "start_for_serve", "find_match_for"]
 
 log = logging.getLogger(__name__)
 
@@ -165,8 +166,8 @@ class TableRunner:
                  pipeline: CameraPipeline | None = None, calibration=None, leds: Any = None,
                  realtime: bool = False, fps: float = 30.0, colours: dict | None = None,
                  max_frames: int | None = None) -> None:
-        if frames is None and observations is None:
-            raise RefereeError("a table runner needs frames or observations")
+        if frames is None and observations is None and leds is None:
+            raise RefereeError("a table runner needs frames, observations or an LED board")
         self.referee = referee
         self.frames = frames
         self.observations = observations
@@ -221,6 +222,9 @@ class TableRunner:
     # -- the loop -----------------------------------------------------------------------------------
     def run(self) -> RunnerStats:
         """Process every input in the calling thread until it ends or :meth:`stop` is called."""
+        if self.observations is None and self.frames is None:
+            self._stop.wait()  # a board-only table: the LED link does the work from callbacks
+            return self.stats
         if self.observations is not None:
             for obs in self.observations:
                 if self._stop.is_set():
@@ -314,3 +318,71 @@ def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None =
     frames = iter_match_frames(mat_path, seed=seed, fps=fps, inject=inject, camera=camera, home=s.home,
                                bottom=s.bottom_player, max_turns=max_turns, encode=False)
     return TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps)
+
+
+SHARED_MATCHES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "matches"
+
+
+def find_match_for(referee, directory: Path | None = None) -> Path | None:
+    """A .mat file whose players and length are this table's (the file the demo table was set up from)."""
+    from tablecompanion.rules.matfile import parse_mat
+
+    from .matplay import settings_for
+
+    directory = Path(directory) if directory is not None else SHARED_MATCHES
+    if not directory.is_dir():
+        return None
+    s = referee.settings
+    files = sorted(directory.glob("*.mat"))
+    named = [f for f in files if all(p.split(" (")[0] in f.name for p in s.players)]
+    for f in named + [f for f in files if f not in named]:
+        try:
+            want = settings_for(parse_mat(f.read_text(encoding="utf-8", errors="replace")))
+        except Exception:  # noqa: BLE001 - an unreadable file is just not the one
+            continue
+        if want.players == s.players and want.match_length == s.match_length:
+            return f
+    return None
+
+
+def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, data_dir=None,
+                    match_file=None, calibration=None, realtime: bool = True, seed: int = 0,
+                    inject: str | dict | None = "cocked:0.05,misplaced:0.03,illegal:0.03") -> TableRunner | None:
+    """What ``tablecompanion serve`` starts for table 1: a running :class:`TableRunner`, or None when there
+    is nothing to run (no camera, no board, no demo footage), so the server serves manual entry.
+
+    * demo: simulator footage of ``match_file`` (default: the shared .mat whose players and length are
+      the table's) through the real vision, with the emulated LED board unless ``board`` is given;
+    * ``camera``: a camera index, device path, URL, video file or image folder (``vision.frames``), read
+      with the calibration profile ``calibration`` (a name or a ``Calibration``) when given;
+    * ``board``: an LED board spec for ``leds.open_board`` ("auto", a port, "emulated").
+    """
+    leds = None
+    if board is not None or demo:
+        try:
+            from tablecompanion.leds.board import open_board
+
+            leds = open_board(str(board) if board is not None else "emulated")
+        except Exception as exc:  # noqa: BLE001 - the table runs without LEDs
+            log.warning("LED board %s not opened: %s", board or "emulated", exc)
+    if isinstance(calibration, str):
+        from tablecompanion.calibration import load_profile
+
+        calibration = load_profile(calibration)
+    if camera is not None:
+        from tablecompanion.vision.frames import open_source
+
+        source = open_source(str(camera))
+        return TableRunner(referee, frames=source, calibration=calibration, leds=leds, realtime=False).start()
+    if demo:
+        match_file = Path(match_file) if match_file else find_match_for(referee)
+        if match_file is None or not Path(match_file).exists():
+            log.warning("demo footage needs a .mat file; none found for table %s", referee.table_id)
+            if leds is not None:
+                leds.close()
+            return None
+        return demo_runner(referee, match_file, seed=seed, inject=inject, leds=leds, realtime=realtime).start()
+    if leds is not None:
+        # a board without a camera: buttons act, LEDs follow the operator's entries
+        return TableRunner(referee, leds=leds).start()
+    return None

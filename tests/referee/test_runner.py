@@ -220,3 +220,28 @@ def test_demo_runner_plays_simulator_footage_through_the_vision():
     assert runner.stats.frames > 30 and runner.stats.errors == 0, runner.stats.last_error
     assert runner.stats.observations >= 1  # the camera decided something about the throws it saw
     assert time.monotonic() - t < float(os.environ.get("DEMO_TIME_LIMIT", "600"))
+
+
+def test_start_for_serve_with_a_board_only_and_with_nothing():
+    from tablecompanion.referee.runner import start_for_serve
+
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    assert start_for_serve(ref) is None
+    runner = start_for_serve(ref, board="emulated")
+    try:
+        assert runner.running and runner.led_link is not None
+        ref.act({"action": "roll", "dice": [3, 1]})
+        assert runner.led_link.shown.lit_points()
+        runner.led_link.board.press("done")  # no camera: "done" is a pick-up without a board read
+    finally:
+        runner.stop()
+    assert not runner.running
+
+
+def test_start_for_serve_demo_without_footage_returns_none(tmp_path, monkeypatch):
+    from tablecompanion.referee import runner as runner_mod
+
+    ref = Referee("1", TableSettings(players=("Nobody", "Else")))
+    monkeypatch.setattr(runner_mod, "SHARED_MATCHES", tmp_path)
+    assert runner_mod.find_match_for(ref, tmp_path) is None
+    assert runner_mod.start_for_serve(ref, demo=True, board=None) is None
