@@ -20,7 +20,7 @@ from typing import Callable
 import serial
 
 from tablecompanion.leds import protocol as p
-from tablecompanion.leds.errors import BoardErrorReply, BoardNotFound, LedError, LinkTimeout, ProtocolError
+from tablecompanion.leds.errors import BoardErrorReply, BoardNotFound, LedError, LinkTimeout
 from tablecompanion.leds.layout import render
 from tablecompanion.leds.link import READ_TIMEOUT_S, Link
 from tablecompanion.leds.state import LedState
@@ -32,6 +32,7 @@ EventCallback = Callable[[str], None]
 KNOWN_USB_IDS = {(0x1A86, 0x7523), (0x0403, 0x6001), (0x10C4, 0xEA60), (0x2341, 0x0043), (0x2341, 0x0001),
                  (0x2A03, 0x0043)}
 PORT_ENV = "TABLECOMPANION_LED_PORT"
+QUALITY_LOG_INTERVAL_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,8 @@ class SerialLedBoard(LedBoard):
         self._last_error: str | None = None
         self._totals = {"sent": 0, "acked": 0, "retries": 0, "timeouts": 0, "crc": 0, "malformed": 0,
                         "errors": 0, "events": 0}
+        self._quality_logged_at = 0.0
+        self._quality_last = (0, 0, 0, 0)
         self._events: queue.Queue = queue.Queue(maxsize=256)
         self._dispatcher = threading.Thread(target=self._dispatch, name="leds-events", daemon=True)
         self._worker = threading.Thread(target=self._run, name="leds-driver", daemon=True)
@@ -302,12 +305,28 @@ class SerialLedBoard(LedBoard):
             return
         if time.monotonic() - link.last_rx >= self.heartbeat_s:
             link.ping()
+            self._log_quality()
             return
         self._wake.clear()
         end = time.monotonic() + min(self.heartbeat_s, 0.5)
         while not self._wake.is_set() and not self._stop.is_set() and time.monotonic() < end:
             for frame in link.receive():
                 link.counters.stale_replies += 1
+
+    def _log_quality(self) -> None:
+        """Log a line when the link needed retries or saw damaged frames since the last report."""
+        now = time.monotonic()
+        if now - self._quality_logged_at < QUALITY_LOG_INTERVAL_S:
+            return
+        stats = self.link_stats()
+        board_bad = stats.board.bad_frames if stats.board else 0
+        trouble = (stats.retries, stats.timeouts, stats.crc_errors + stats.malformed, board_bad)
+        if trouble != self._quality_last:
+            log.warning("LED link quality on %s: %d retries, %d timeouts, %d damaged frames received, "
+                        "%d damaged frames at the board, %d reconnects; round trip median %.1f ms, p99 %.1f ms",
+                        stats.port, *trouble, stats.reconnects, stats.rtt_median_ms or 0, stats.rtt_p99_ms or 0)
+            self._quality_last = trouble
+        self._quality_logged_at = now
 
     def _drop_link(self, exc: Exception | None) -> None:
         link, port = self._link, self._port

@@ -156,3 +156,18 @@ def test_discovery_without_boards_says_what_to_do(monkeypatch):
 def test_empty_spec_is_an_error():
     with pytest.raises(LedError):
         open_board("")
+
+
+def test_link_quality_is_logged_when_frames_are_lost(caplog, monkeypatch):
+    import logging
+
+    from tablecompanion.leds import board as board_module
+
+    monkeypatch.setattr(board_module, "QUALITY_LOG_INTERVAL_S", 0.0)
+    with caplog.at_level(logging.WARNING, logger="tablecompanion.leds"):
+        with EmulatedLedBoard(drop_rate=0.3, seed=5, reply_timeout=0.03, retries=8, heartbeat_s=0.05) as b:
+            for i in range(10):
+                b.show(LedState().with_point(i + 1, "green"))
+                assert b.wait_shown(20)
+            assert wait_until(lambda: "LED link quality" in caplog.text)
+    assert "retries" in caplog.text

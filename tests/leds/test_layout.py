@@ -81,3 +81,16 @@ def test_render_bytes_round_trip():
 def test_home_is_validated():
     with pytest.raises(Exception):
         layout.point_led(1, "up")
+
+
+def test_wiring_diagram_is_current():
+    """hardware/wiring.svg is generated from geometry + layout; regenerate it when they change."""
+    import importlib.util
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location("wiring_diagram", repo / "hardware" / "tools" / "wiring_diagram.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (repo / "hardware" / "wiring.svg").read_text() == module.svg(BoardGeometry(home="right")), \
+        "run: python hardware/tools/wiring_diagram.py"
