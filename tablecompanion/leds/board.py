@@ -233,6 +233,10 @@ class SerialLedBoard(LedBoard):
 
     # --- the driver thread ----------------------------------------------------------------------
     def _poke(self) -> None:
+        """Wake the driver thread out of its read. One cancel per wake-up: pyserial's cancel_read
+        writes to a blocking pipe, so unbounded calls could block the referee."""
+        if self._wake.is_set():
+            return
         self._wake.set()
         port = self._port
         cancel = getattr(port, "cancel_read", None)
