@@ -69,6 +69,7 @@ from tablecompanion.rules.actions import (  # noqa: E402
     RejectResign,
     Resign,
     Roll,
+    StandingPlay,
     Take,
     other,
 )
@@ -115,6 +116,7 @@ __all__ += [
     "RejectResign",
     "Resign",
     "Roll",
+    "StandingPlay",
     "Take",
     "check_mat",
     "check_text",

@@ -25,6 +25,7 @@ __all__ = [
     "OpeningRoll",
     "Roll",
     "PlayAction",
+    "StandingPlay",
     "Double",
     "Take",
     "Pass",
@@ -124,6 +125,18 @@ class PlayAction(Action):
     play: Any = None
     player: str | None = None
     name = "play"
+
+
+@dataclass(frozen=True)
+class StandingPlay(Action):
+    """A play that broke the rules but stands: it was not corrected before the opponent rolled
+    (RULES.md, table procedure). ``result`` is the position after it, the mover still on roll
+    (as ``Play.result()`` gives it); ``text`` is what was written or seen, for the record."""
+
+    result: Any = None
+    text: str | None = None
+    player: str | None = None
+    name = "play that stands"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ roll, a play or a cube answer.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,7 @@ from tablecompanion.rules.actions import (
     RejectResign,
     Resign,
     Roll,
+    StandingPlay,
     Take,
     other,
 )
@@ -344,6 +346,37 @@ class Game:
             self.awaiting = self._start_of_turn()
         return play
 
+    def _standing_play(self, action: StandingPlay, notes: dict) -> Play | None:
+        if self.awaiting != "play":
+            raise self._wrong_time(action)
+        self._expect_actor(action, "play")
+        pos, result = self.position, action.result
+        if not isinstance(result, Position):
+            raise ActionError(f"a play that stands needs the position after it, not {type(result).__name__}")
+        if sum(result.opponent) != sum(pos.opponent):
+            raise ActionError("a play cannot bear off or remove the opponent's checkers")
+        if sum(result.on_roll) > sum(pos.on_roll):
+            raise ActionError("a play cannot bring borne-off checkers back")
+        legal = next((p for p in pos.legal_plays(self.dice) if p.result() == result), None)
+        notes["illegal"] = legal is None
+        if action.text is not None:
+            notes["text"] = action.text
+        mover = self.turn
+        self.position = result.swapped()
+        self.turn = other(mover)
+        self.dice = None
+        if not any(result.on_roll):
+            self._finish(mover, result_level(result.opponent), "bearoff")
+        else:
+            self.awaiting = self._start_of_turn()
+        return legal
+
+    def copy(self) -> "Game":
+        """An independent copy (positions, cubes and results are immutable and shared)."""
+        twin = copy.copy(self)
+        twin.history = list(self.history)
+        return twin
+
     def _resolve_play(self, given: Any) -> Play:
         pos, dice = self.position, self.dice
         if given is None or (isinstance(given, str) and not given.strip()) or (
@@ -488,6 +521,7 @@ _HANDLERS = {
     OpeningRoll: Game._opening_roll,
     Roll: Game._roll,
     PlayAction: Game._play,
+    StandingPlay: Game._standing_play,
     Double: Game._double,
     Take: Game._take,
     Beaver: Game._beaver_,

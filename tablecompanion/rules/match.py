@@ -24,6 +24,7 @@ or with the Crawford rule off.
 from __future__ import annotations
 
 import base64
+import copy
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -239,6 +240,15 @@ class Match:
         self.game.apply(action)
         if self.game.is_over:
             self._game_over()
+
+    def copy(self) -> "Match":
+        """An independent copy: apply or undo on it without touching this match."""
+        twin = copy.copy(self)
+        twin._score = list(self._score)
+        twin.games = list(self.games)
+        twin._frames = [_Frame(f.rules, dict(f.start), f.score_before, f.post_before) for f in self._frames]
+        twin.game = self.game.copy()
+        return twin
 
     def push(self, action: Action) -> None:
         """Alias of :meth:`apply`, for python-chess habits."""

@@ -49,6 +49,7 @@ from tablecompanion.rules.actions import (
     PlayAction,
     Resign,
     Roll,
+    StandingPlay,
     Take,
     other,
 )
@@ -543,6 +544,11 @@ def _game_lines(game, match: Match, last: bool) -> list[str]:
             rolled = None
             d = t.dice
             put(t.actor, f"{d[0]}{d[1]}: {'' if t.play is None or t.play.is_pass() else str(t.play)}".rstrip())
+        elif isinstance(a, StandingPlay):
+            rolled = None
+            d = t.dice
+            text = str(t.play) if t.play is not None else (a.text or "")
+            put(t.actor, f"{d[0]}{d[1]}: {text}".rstrip())
         elif isinstance(a, AcceptResign) and rolled is not None:
             # rolled, then resigned without playing: gnubg keeps the dice alone
             put(rolled[0], f"{rolled[1][0]}{rolled[1][1]}:")

@@ -15,6 +15,7 @@ from tablecompanion.rules.actions import (
     RejectResign,
     Resign,
     Roll,
+    StandingPlay,
     Take,
 )
 from tablecompanion.rules.cube import Cube
@@ -259,3 +260,38 @@ def test_resign_levels_are_checked():
     with pytest.raises(ActionError):
         Double(player="Z")
     assert isinstance(ActionError("x"), RulesError)
+
+
+def test_an_uncorrected_illegal_play_stands():
+    g = started()  # X to play 3-1
+    before = g.position
+    wrong = Position(side(p6=5, p7=1, p8=3, p13=4, p24=2), before.opponent)  # 13/7: a 6 played with 3-1
+    assert sum(wrong.on_roll) == 15
+    g.apply(StandingPlay(wrong, "13/7", player="X"))
+    assert g.turn == "O" and g.position == wrong.swapped() and g.awaiting == "roll_or_double"
+    assert g.history[-1].notes == {"illegal": True, "text": "13/7"}
+    with pytest.raises(ActionError):
+        g.apply(StandingPlay(wrong))  # not in the play phase any more
+
+
+def test_a_standing_play_that_matches_a_legal_one_is_recorded_as_legal():
+    g = started()
+    legal = g.legal_plays()[0]
+    g.apply(StandingPlay(legal.result()))
+    assert g.history[-1].play == legal and g.history[-1].notes == {"illegal": False}
+
+
+def test_a_standing_play_can_end_the_game_and_checkers_are_conserved():
+    g = Game(MONEY, position=last_checker(), turn="X")
+    g.apply(Roll(2, 1))
+    with pytest.raises(ActionError, match="opponent's checkers"):
+        g.apply(StandingPlay(Position(side(), side(p6=14))))
+    g.apply(StandingPlay(Position(side(), side(p6=15))))
+    assert g.result.winner == "X" and g.result.level == "gammon"
+
+
+def test_copies_are_independent():
+    g = started()
+    twin = g.copy()
+    g.apply(PlayAction("8/5 6/5"))
+    assert twin.awaiting == "play" and twin.turn == "X" and len(twin.history) == 1

@@ -217,3 +217,20 @@ def test_gnubg_ids_of_set_up_states_match_gnubgs():
         assert m.gnubg_id() == case["gnubg_id_before"], case["id"]
         checked += 1
     assert checked == 264
+
+
+def test_match_copy_is_independent_and_undo_covers_standing_plays():
+    from tablecompanion.rules.actions import StandingPlay
+
+    m = Match(5)
+    m.apply(OpeningRoll(3, 1))
+    twin = m.copy()
+    wrong = Position(m.game.position.on_roll[:6] + (1,) + m.game.position.on_roll[7:12] + (4,) + m.game.position.on_roll[13:], m.game.position.opponent)
+    m.apply(StandingPlay(wrong, "13/7"))
+    assert m.game.turn == "O" and twin.game.turn == "X" and twin.game.awaiting == "play"
+    win_by_drop_twin = twin.copy()
+    win_by_drop_twin.apply(PlayAction("8/5 6/5"))
+    assert len(twin.game.history) == 1
+    assert isinstance(m.undo(), StandingPlay) and m.game.awaiting == "play"
+    m.apply(StandingPlay(wrong))
+    assert m.game.position == wrong.swapped()

@@ -157,3 +157,18 @@ def test_agrees_with_gnubg_on_all_200_real_matches():
         assert resigned == [g["resigned"] for g in exp["per_game"]], name
     assert not failed, f"{len(failed)} files differ, first: {failed[:2]}"
     assert len(expected) == 200 and games == 865 and agreeing == 865
+
+
+def test_a_standing_illegal_play_is_written_as_played_and_flagged_on_reading():
+    from tablecompanion.rules.actions import StandingPlay
+    from tablecompanion.rules.position import Position
+
+    m = Match(3, ("Ann", "Ben"))
+    m.apply(OpeningRoll(3, 1))
+    pos = m.game.position
+    wrong = Position(pos.on_roll[:6] + (1,) + pos.on_roll[7:12] + (4,) + pos.on_roll[13:], pos.opponent)
+    m.apply(StandingPlay(wrong, "13/7"))
+    text = write_mat(m)
+    assert "  1) 31: 13/7" in text
+    report = check_text(text)
+    assert not report.ok and "3-1" in report.errors[0] and "13/7" in report.errors[0]
