@@ -96,6 +96,8 @@ def normalize_action(action: Any) -> tuple[str, dict]:
     elif kind in ("play", "correct"):
         if "board" in action:
             payload["board"] = _board(action["board"])
+        elif kind == "correct" and action.get("play") is None:
+            pass  # a request for a correction (Responsible Moves): the mover plays again
         else:
             if "play" not in action:
                 raise BadActionError(f"{kind!r} needs 'play': notation such as '24/18 13/10' ('' for no move)")

@@ -475,6 +475,8 @@ class TableState:
         f = self.flag
         if f is None:
             return self._late_correction(ev)
+        if "play" not in ev.payload and "board" not in ev.payload:
+            return self._request_correction(ev)
         player = ev.payload.get("player")
         # The rule book lets either player correct, so ``player`` is not checked against the mover.
         self._reopen_for_correction()
@@ -503,6 +505,18 @@ class TableState:
         self.history[-1]["correction_of"] = f.id
         del player
         return out
+
+    def _request_correction(self, ev: Event) -> list[dict]:
+        """The opponent asks for a correction (Responsible Moves): the mover takes the dice back."""
+        f = self.flag
+        if not f.provisional:
+            raise NotAllowedError(f"{self._name(f.player)} must correct the play: enter the correct play")
+        self._reopen_for_correction()
+        f.provisional = False
+        self._history(ev, "correction_requested", other(f.player), flag=f.id)
+        return [{"decision": "correction_requested", "flag": f.id, "player": f.player,
+                 "message": f"{self._name(other(f.player))} asks for a correction: {self._name(f.player)} "
+                            f"must play the {_dice_text(f.dice)} again"}]
 
     def _late_correction(self, ev: Event) -> list[dict]:
         """A correction asked for after the flagged play already stood: recorded, changes nothing."""
@@ -628,6 +642,20 @@ class TableState:
                  "reason": "time", "message": f"{self._name(other(loser))} wins the match on time"}]
 
     # -- what the table shows ---------------------------------------------------------------------
+    _FLAG_ACTIONS = ("illegal_play_stands", "correction_out_of_time", "accept_illegal", "correction_requested")
+
+    def _public_history(self) -> list[dict]:
+        """The history for the public display: no flags, no plays that were taken back by a correction."""
+        status = {f.id: f.status for f in self.flags}
+        out = []
+        for h in self.history:
+            if h["action"] in self._FLAG_ACTIONS:
+                continue
+            if h.get("illegal") and status.get(h.get("flag")) not in ("accepted", "stood"):
+                continue
+            out.append({k: v for k, v in h.items() if k not in ("illegal", "flag", "correction_of")})
+        return out
+
     def board(self) -> dict:
         game = self.game
         pos = game.position
@@ -674,7 +702,7 @@ class TableState:
             "crawford": m.crawford_state,
             "pips": [pip_x, pip_o],
             "board": b,
-            "history": self.history,
+            "history": self._public_history() if public else [dict(h) for h in self.history],
             "games": [g.as_dict() for g in m.games],
             "game_number": self.game_number,
             "clock": self.clock.to_dict(now) if self.clock else None,

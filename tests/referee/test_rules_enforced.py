@@ -501,3 +501,32 @@ def test_ids_at_any_moment(make_ref):
     assert ids["gnubg_id"] == f"{ids['position_id']}:{ids['match_id']}"
     with pytest.raises(RefereeError):
         ref.ids_at(99)
+
+
+def test_responsible_moves_opponent_asks_for_a_correction(make_ref):
+    ref = make_ref(move_policy="responsible")
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    out = ref.act({"action": "correct"})
+    assert decisions(out) == ["correction_requested"]
+    snap = ref.snapshot()
+    assert snap["turn"] == "X" and snap["awaiting"] == "play" and snap["dice"] == [6, 4]
+    assert snap["board"]["X"][12] == 5  # the checkers are back where they were
+    refused(ref, {"action": "roll", "dice": [2, 1]}, 409, contains="corrected")
+    refused(ref, {"action": "correct"}, 409, contains="must correct")
+    assert decisions(ref.act({"action": "play", "play": "24/14"})) == ["correction_accepted"]
+
+
+def test_public_history_hides_flags_and_corrected_plays(make_ref):
+    ref = make_ref()
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    ref.act({"action": "correct", "play": "24/18 13/9"})
+    public = ref.snapshot(public=True)["history"]
+    assert [h.get("play") for h in public] == [None, "24/18 13/9"]
+    assert all("flag" not in h and "illegal" not in h for h in public)
+    private = ref.snapshot()["history"]
+    assert [h.get("play") for h in private] == [None, "24/18 13/10", "24/18 13/9"]
+    # a snapshot is a copy: changing it does not change the table
+    private[1]["play"] = "tampered"
+    assert ref.snapshot()["history"][1]["play"] == "24/18 13/10"
