@@ -392,10 +392,14 @@ class Referee:
 
     def export_mat(self) -> str:
         """The match so far in GNU Backgammon's .mat text format."""
+        from tablecompanion.record import ExportError
         from tablecompanion.record.export import export_mat
 
         with self._lock:
-            return export_mat(self._state)
+            try:
+                return export_mat(self._state)
+            except ExportError as exc:
+                raise NotAllowedError(str(exc)) from None
 
     @property
     def state(self) -> TableState:

@@ -68,8 +68,15 @@ def test_gnubg_imports_the_export(tmp_path):
 
 def test_a_match_in_progress_exports_its_current_game():
     ref = Referee("1", TableSettings(players=("Ann", "Bo"), match_length=5))
-    with pytest.raises(ExportError):
+    from tablecompanion.referee import RefereeError
+
+    with pytest.raises(RefereeError) as err:
         ref.export_mat()
+    assert err.value.status == 409
+    with pytest.raises(ExportError):
+        from tablecompanion.record.export import export_mat
+
+        export_mat(ref.state)
     ref.act({"action": "roll", "dice": [3, 1]})
     ref.act({"action": "play", "play": "8/5 6/5"})
     text = ref.export_mat()
