@@ -186,7 +186,7 @@ def _entry(text: str, player: str, line_no: int, move_no: int | None) -> MatEntr
     if m:
         play = m.group(3).strip()
         low = play.lower()
-        if low.startswith("cannot move") or low.startswith("???") or low in ("(no move)", "no move"):
+        if low.startswith(("cannot move", "can't move", "cant move", "???")) or low in ("(no move)", "no move"):
             play = ""
         return MatEntry(line_no, move_no, player, "roll", (int(m.group(1)), int(m.group(2))), play)
     low = s.lower()
