@@ -9,6 +9,7 @@
 #include <avr/io.h>
 #include <avr/pgmspace.h>
 #include <avr/sleep.h>
+#include <avr/wdt.h>
 #include <string.h>
 
 #include "frame.h"
@@ -327,14 +328,26 @@ static void receive_byte(uint8_t c, uint32_t now)
 }
 
 /* ---- rendering ---- */
-static uint8_t any_blink(void)
+/* Which blink modes are in use (bit 0 slow, bit 1 fast): the strip is redrawn only when the phase
+ * of a mode in use changes, not on every tick. */
+static uint8_t blink_modes(void)
 {
     if (host_lost)
         return 1;
-    for (uint8_t i = 0; i < LED_COUNT; i++)
-        if ((leds[i] >> 4) >= MODE_BLINK)
-            return 1;
-    return 0;
+    uint8_t modes = 0;
+    for (uint8_t i = 0; i < LED_COUNT; i++) {
+        uint8_t mode = (leds[i] >> 4) & 3;
+        if (mode == MODE_BLINK)
+            modes |= 1;
+        else if (mode == MODE_BLINK_FAST)
+            modes |= 2;
+    }
+    return modes;
+}
+
+static uint8_t blink_phase(uint32_t now)
+{
+    return ((now / BLINK_HALF_MS) & 1) | (((now / BLINK_FAST_HALF_MS) & 1) << 1);
 }
 
 static uint8_t led_byte(uint8_t i)
@@ -376,6 +389,15 @@ static void render(uint32_t now)
     ws2812_send(rgb, LED_COUNT);
 }
 
+/* A watchdog reset leaves the watchdog running with its shortest timeout: turn it off before
+ * main() so the board cannot get stuck resetting itself. */
+void early_wdt_off(void) __attribute__((naked, used, section(".init3")));
+void early_wdt_off(void)
+{
+    MCUSR = 0;
+    wdt_disable();
+}
+
 int main(void)
 {
     /* boot state: everything off but a dim status light */
@@ -389,9 +411,11 @@ int main(void)
     OCR0A = F_CPU / 64 / 1000 - 1;
     TIMSK0 = _BV(OCIE0A);
     set_sleep_mode(SLEEP_MODE_IDLE);
+    wdt_enable(WDTO_500MS); /* a hung main loop resets the board; the host then sees NEED_HELLO */
     sei();
 
-    uint32_t last_ms = 0, last_phase = 0;
+    uint32_t last_ms = 0;
+    uint8_t last_phase = 0;
     for (;;) {
         /* drain received bytes (single producer / single consumer ring: no locking needed) */
         uint32_t now = millis();
@@ -402,6 +426,7 @@ int main(void)
         }
         if (now != last_ms) {
             last_ms = now;
+            wdt_reset();
             scan_buttons();
             service_events(now);
             if (!host_lost && now - last_host_ms > HOST_TIMEOUT_MS) {
@@ -409,12 +434,10 @@ int main(void)
                 session = 0;
                 dirty = 1;
             }
-            uint32_t phase = now / BLINK_FAST_HALF_MS;
-            if (phase != last_phase) {
-                last_phase = phase;
-                if (any_blink())
-                    dirty = 1;
-            }
+            uint8_t phase = blink_phase(now);
+            if ((phase ^ last_phase) & blink_modes())
+                dirty = 1;
+            last_phase = phase;
         }
         if (dirty) {
             dirty = 0;
