@@ -1,0 +1,136 @@
+"""Match footage: the truth read back gives the match's positions and events, injections included."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tablecompanion.rules.actions import PlayAction
+from tablecompanion.rules.matfile import match_from_mat, parse_mat
+from tablecompanion.sim import Camera, SimError
+from tablecompanion.sim.footage import iter_match_frames, parse_inject, render_match, script_match
+
+TINY = Camera(width=192, height=108, jpeg_quality=None)
+
+
+def _rules_plays(match_path):
+    """(mover, dice, X's board, O's board) after every play, from the rules engine's own replay."""
+    match, report = match_from_mat(parse_mat(match_path.read_text()))
+    assert report.ok, report.errors
+    out = []
+    for record in match.games:
+        for turn in record.game.history:
+            if isinstance(turn.action, PlayAction) and turn.play is not None:
+                after = turn.play.result()  # mover still on roll
+                mover = turn.actor
+                boards = {mover: tuple(after.on_roll), ("O" if mover == "X" else "X"): tuple(after.opponent)}
+                out.append((mover, tuple(sorted(turn.dice)), boards["X"], boards["O"]))
+    return out
+
+
+def test_script_matches_the_rules_engine_for_a_whole_match(match_path):
+    script = script_match(match_path)
+    plays = [t for t in script.turns if t.kind == "roll" and t.play is not None]
+    expected = _rules_plays(match_path)
+    assert len(plays) == len(expected) > 50
+    for t, (mover, dice, x, o) in zip(plays, expected):
+        assert t.player == mover and tuple(sorted(t.dice)) == dice
+        assert t.boards_after["X"] == x and t.boards_after["O"] == o
+
+
+def _read_back(frames):
+    """What a consumer of truth.jsonl sees: boards at each play_made, settled rolls, other events."""
+    plays, rolls, kinds = [], [], []
+    for truth in frames:
+        for ev in truth["events"]:
+            kinds.append(ev["type"])
+            if ev["type"] == "play_made":
+                plays.append((ev["player"], tuple(truth["board"]["X"]), tuple(truth["board"]["O"])))
+            if ev["type"] == "roll_settled" and ev["valid"]:
+                rolls.append((ev["player"], tuple(sorted(ev["dice"]))))
+    return plays, rolls, kinds
+
+
+def test_truth_round_trips_positions_and_events(match_path):
+    turns = []
+    frames = [t for _, t in iter_match_frames(match_path, seed=3, camera=TINY, max_turns=14, encode=False, turns_out=turns)]
+    plays, rolls, kinds = _read_back(frames)
+    expected = _rules_plays(match_path)[: len(plays)]
+    assert len(plays) >= 10
+    assert plays == [(m, x, o) for m, _, x, o in expected]
+    assert rolls == [(m, d) for m, d, _, _ in expected][: len(rolls)]
+    # Every roll is settled before its play and picked up after it.
+    assert kinds.count("roll_settled") == kinds.count("dice_picked_up")
+    assert kinds.count("play_made") == len(plays)
+    # Frames are numbered, 30 fps, and the board never holds more than 15 checkers a side.
+    assert [t["frame"] for t in frames] == list(range(len(frames)))
+    assert frames[30]["t"] == pytest.approx(1.0)
+    for t in frames:
+        for p in ("X", "O"):
+            assert sum(t["board"][p]) <= 15
+    assert [(r["player"], r["play"]) for r in turns if r["kind"] == "roll"][:3] == [
+        (tt.player, tt.play) for tt in script_match(match_path).turns if tt.kind == "roll"
+    ][:3]
+
+
+def test_injected_void_rolls_and_illegal_plays_are_marked_and_corrected(match_path):
+    frames = [t for _, t in iter_match_frames(
+        match_path, seed=11, camera=TINY, max_turns=10, encode=False,
+        inject="cocked:0.4,misplaced:0.3,illegal:0.6,correction:0.5")]
+    plays, rolls, kinds = _read_back(frames)
+    expected = _rules_plays(match_path)[: len(plays)]
+    # Injections never change the match: the positions after each play are still the recorded ones.
+    assert plays == [(m, x, o) for m, _, x, o in expected]
+    assert "roll_void" in kinds and "illegal_play" in kinds and "correction" in kinds
+    assert kinds.count("illegal_play") == kinds.count("correction")
+    voids = [ev for t in frames for ev in t["events"] if ev["type"] == "roll_settled" and not ev["valid"]]
+    assert voids and all(any(s != "flat" for s in ev["states"]) for ev in voids)
+    # A void roll's dice are marked invalid in the frame truth while they lie there.
+    void_frames = [t for t in frames if t["phase"] == "settled" and any(not d["valid"] for d in t["dice"])]
+    assert void_frames
+    # The illegal position shown is not the recorded one.
+    for t in frames:
+        for ev in t["events"]:
+            if ev["type"] == "illegal_play":
+                recorded = {(x, o) for _, _, x, o in expected}
+                assert (tuple(ev["boards"]["X"]), tuple(ev["boards"]["O"])) not in recorded
+
+
+def test_footage_is_deterministic_for_a_seed(match_path):
+    def run(seed):
+        return [(img.tobytes(), json.dumps({k: v for k, v in t.items() if k != "hand_mask"}, sort_keys=True))
+                for img, t in iter_match_frames(match_path, seed=seed, camera=TINY, max_turns=2, inject="cocked:0.5")]
+
+    a, b, c = run(1), run(1), run(2)
+    assert a == b
+    assert a != c
+
+
+def test_render_match_writes_frames_and_truth(match_path, tmp_path):
+    summary = render_match(match_path, tmp_path, seed=0, camera=TINY, max_turns=2)
+    lines = (tmp_path / "truth.jsonl").read_text().splitlines()
+    assert summary["frames"] == len(lines) == len(list((tmp_path / "frames").glob("*.jpg")))
+    first = json.loads(lines[0])
+    assert first["events"][0]["type"] == "game_start" and first["file"] == "frames/000000.jpg"
+    header = json.loads((tmp_path / "match.json").read_text())
+    assert header["frames"] == len(lines) and len(header["homography_image_to_board"]) == 3
+    turns = [json.loads(x) for x in (tmp_path / "turns.jsonl").read_text().splitlines()]
+    assert len(turns) == 2 and turns[0]["position_id_before"] == "4HPwATDgc/ABMA"
+    hands = [json.loads(x)["hand_bbox"] for x in lines]
+    assert any(h is not None for h in hands)
+
+
+@pytest.mark.parametrize("text", ["wobbly:0.1", "cocked:2", "cocked:x"])
+def test_bad_injections_are_sim_errors(text):
+    with pytest.raises(SimError):
+        parse_inject(text)
+
+
+def test_missing_match_file_is_a_sim_error(tmp_path):
+    with pytest.raises(SimError, match="cannot read"):
+        script_match(tmp_path / "nope.mat")
+    bad = tmp_path / "bad.mat"
+    bad.write_text("hello\n")
+    with pytest.raises(SimError):
+        script_match(bad)
