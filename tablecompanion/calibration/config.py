@@ -17,6 +17,7 @@ class MarkerConfig:
     corner_refinement: bool = True  # sub-pixel corners: the markers are small (20 mm)
     min_perimeter_rate: float = 0.01  # smallest marker perimeter / image side: far markers of a tilted camera are small
     max_reprojection_error_mm: float = 3.0  # above this a marker is misplaced or misread
+    max_marker_scale_error: float = 0.1  # markers 10% off their expected size: wrong print scale or frame width
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,15 @@ import numpy as np
 
 from tablecompanion.calibration.config import DEFAULT_CORNERS, DEFAULT_MARKERS, CornersConfig, MarkerConfig
 from tablecompanion.calibration.errors import BoardNotFoundError, CalibrationError
-from tablecompanion.calibration.model import Calibration, as_points, fit_homography, homography_error_mm, rect_corners
-from tablecompanion.geometry import MARKER_DICTIONARY, MARKER_IDS, BoardGeometry, BoardSpec, HomeSide
+from tablecompanion.calibration.model import (
+    Calibration,
+    apply_homography,
+    as_points,
+    fit_homography,
+    homography_error_mm,
+    rect_corners,
+)
+from tablecompanion.geometry import MARKER_DICTIONARY, MARKER_FILL, MARKER_IDS, BoardGeometry, BoardSpec, HomeSide
 
 
 @dataclass(frozen=True)
@@ -92,6 +99,13 @@ def calibrate_from_markers(
         )
     seen = {i: _undistort(c, camera_matrix, dist_coeffs) for i, c in detection.corners.items()}
     homography, error, used = _fit_markers(seen, geometry, config)
+    scale = _marker_scale(homography, {i: seen[i] for i in used}) / (MARKER_FILL * spec.frame_width)
+    if abs(scale - 1) > config.max_marker_scale_error:
+        raise CalibrationError(
+            f"the markers look {scale:.0%} of the size the board's dimensions expect ({MARKER_FILL * spec.frame_width:g} mm): "
+            "print them at 100% scale (no 'fit to page'), or give the board's real frame width "
+            "(--spec with frame_width, and regenerate the targets with --frame-width)"
+        )
     if error > config.max_reprojection_error_mm:
         raise CalibrationError(
             f"the markers do not fit the board's dimensions (error {error:.1f} mm): check that each marker is on "
@@ -117,6 +131,15 @@ def _undistort(pts: np.ndarray, k: np.ndarray | None, d: np.ndarray | None) -> n
     if k is None:
         return pts
     return cv2.undistortPoints(pts.reshape(-1, 1, 2), k, d, P=k).reshape(-1, 2)
+
+
+def _marker_scale(homography: np.ndarray, seen: dict[int, np.ndarray]) -> float:
+    """Mean side of the markers on the board (mm, through the homography) over the side they should have."""
+    sides = []
+    for corners in seen.values():
+        mm = apply_homography(homography, corners)
+        sides.extend(np.linalg.norm(mm[(k + 1) % 4] - mm[k]) for k in range(4))
+    return float(np.mean(sides))
 
 
 def _fit_markers(

@@ -103,14 +103,18 @@ def _draw_checkers(img: np.ndarray, geo: BoardGeometry, style: BoardStyle, px_pe
 
 
 def draw_markers(img: np.ndarray, geo: BoardGeometry, px_per_mm: float) -> None:
-    """The four ArUco markers where ``BoardGeometry.marker_corners`` puts them, with a white margin."""
+    """The four ArUco markers where ``BoardGeometry.marker_corners`` puts them, each on the white paper
+    square cut from the printed sheet (the frame's corner square)."""
     dictionary = marker_dictionary()
+    f = geo.spec.frame_width
     for marker_id in MARKER_IDS.values():
         corners = np.array(geo.marker_corners(marker_id)) * px_per_mm
         side = int(round(corners[1, 0] - corners[0, 0]))
         x0, y0 = (int(round(v)) for v in corners[0])
-        quiet = max(1, side // 6)
-        cv2.rectangle(img, (x0 - quiet, y0 - quiet), (x0 + side + quiet, y0 + side + quiet), (255, 255, 255), -1)
+        centre = corners.mean(axis=0)
+        half = f * px_per_mm / 2
+        cv2.rectangle(img, (int(round(centre[0] - half)), int(round(centre[1] - half))),
+                      (int(round(centre[0] + half)) - 1, int(round(centre[1] + half)) - 1), (255, 255, 255), -1)
         marker = cv2.aruco.generateImageMarker(dictionary, marker_id, side)
         img[y0 : y0 + side, x0 : x0 + side] = marker[..., None]
 
@@ -142,6 +146,9 @@ def view_homography(
     quad = quad @ rot.T
     quad += rng.normal(0, jitter * bw / 2, quad.shape)
     # keep it inside the frame
+    extent = np.abs(quad).max(axis=0) * 2 / (np.array([w, h]) * 0.97)
+    if extent.max() > 1:
+        quad /= extent.max()
     centre_room = np.array([w, h]) / 2 - np.abs(quad).max(axis=0)
     centre = np.array([w, h]) / 2 + rng.uniform(-1, 1, 2) * np.maximum(centre_room - 5, 0)
     quad += centre
