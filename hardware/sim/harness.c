@@ -49,7 +49,7 @@ static avr_irq_t *button_irq[BUTTONS];
 /* Keep simulated time on the wall clock. simavr's default sleep batches sleeps of >= 200 us and
  * never makes up for oversleeping, so on a loaded machine each received byte (40 us at 250000 baud)
  * costs more wall time than on the wire. Sleeping to an absolute deadline makes the emulated UART
- * run at its real rate: sleeps shorten or vanish when we are up to 1 ms behind; beyond that the
+ *  run at its real rate: sleeps shorten or vanish when we are up to 0.2 ms behind; beyond that the
  * lag is dropped (a stalled machine must not make the emulated line run faster than its baud).
  * A byte arriving from the pty while the MCU sleeps (until its next 1 ms timer tick) would wait for
  * the end of that sleep; instead the sleep ends at once and the clock is rebased, as if the byte
@@ -188,7 +188,7 @@ static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
 {
     uint64_t target = (a->cycle + how_long - cycle0) * 1000000000ULL / a->frequency;
     uint64_t now = wall_ns();
-    if (now > target + 1000000ULL) { /* fell behind (machine busy): resynchronise rather than race,
+    if (now > target + 200000ULL) { /* fell behind (machine busy): resynchronise rather than race,
                                       * so the UART never runs faster than its baud rate */
         rebase(a->cycle + how_long);
         return;
