@@ -407,6 +407,36 @@ class Match:
             )
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary of the whole state, for dashboards and logs."""
+        g = self.game
+        return {
+            "players": list(self.players),
+            "length": self.length,
+            "score": [self._score[0], self._score[1]],
+            "crawford_state": self.crawford_state,
+            "is_over": self.is_over,
+            "winner": self.winner,
+            "game": {
+                "number": len(self.games) + (0 if g.is_over else 1),
+                "awaiting": g.awaiting,
+                "turn": g.turn,
+                "actor": g.actor,
+                "dice": list(g.dice) if g.dice else None,
+                "cube_value": g.cube_value,
+                "cube_owner": g.cube_owner,
+                "crawford": g.crawford,
+                "board": {"X": list(g.board("X")), "O": list(g.board("O"))},
+                "result": None
+                if g.result is None
+                else {"winner": g.result.winner, "points": g.result.points, "level": g.result.level, "how": g.result.how},
+            },
+            "games": [r.as_dict() for r in self.games],
+            "position_id": self.position_id(),
+            "match_id": self.match_id(),
+            "xgid": self.xgid(),
+        }
+
     def __repr__(self) -> str:
         x, o = self._score
         kind = "money" if self.is_money else f"{self.length}-point"

@@ -234,3 +234,15 @@ def test_match_copy_is_independent_and_undo_covers_standing_plays():
     assert isinstance(m.undo(), StandingPlay) and m.game.awaiting == "play"
     m.apply(StandingPlay(wrong))
     assert m.game.position == wrong.swapped()
+
+
+def test_as_dict_is_json_ready_and_follows_the_state():
+    m = Match(3, ("Ann", "Ben"))
+    win_by_drop(m, "O")
+    m.apply(OpeningRoll(5, 2))
+    d = json.loads(json.dumps(m.as_dict()))
+    assert d["score"] == [0, 1] and d["game"]["number"] == 2 and d["game"]["awaiting"] == "play"
+    assert d["game"]["turn"] == "X" and d["game"]["dice"] == [5, 2]
+    assert d["game"]["board"]["X"][23] == 2 and sum(d["game"]["board"]["O"]) == 15
+    assert d["games"][0]["winner"] == "O" and d["games"][0]["how"] == "pass"
+    assert d["xgid"] == m.xgid() and d["match_id"] == m.match_id()
