@@ -301,7 +301,18 @@ class SerialLedBoard(LedBoard):
             pending = payload is not None and self._shown < wanted
         if pending:
             self._wake.clear()
-            link.send_state(payload)
+            try:
+                link.send_state(payload)
+            except BoardErrorReply as exc:
+                if exc.code == p.E_NEED_HELLO:
+                    raise
+                # the board refuses this state (host and firmware disagree): don't resend it forever
+                log.error("LED board rejected a state: %s", exc)
+                self._note_error(exc)
+                with self._lock:
+                    self._shown = wanted
+                    self._lock.notify_all()
+                return
             with self._lock:
                 self._shown = wanted
                 self._states_shown += 1

@@ -171,3 +171,27 @@ def test_link_quality_is_logged_when_frames_are_lost(caplog, monkeypatch):
                 assert b.wait_shown(20)
             assert wait_until(lambda: "LED link quality" in caplog.text)
     assert "retries" in caplog.text
+
+
+def test_a_state_the_board_rejects_is_not_resent_forever(board):
+    from tablecompanion.leds import protocol as p
+
+    assert board.wait_connected(10)
+    original = board.model._handle
+
+    def refuse_states(frame):
+        if frame.type == p.T_STATE:
+            return board.model._error(frame.seq, p.E_BAD_VALUE, 2)
+        return original(frame)
+
+    board.model._handle = refuse_states
+    board.show(STATE)
+    assert board.wait_shown(10)  # settled (refused), not retried in a loop
+    sent = board.link_stats().sent
+    time.sleep(0.3)
+    assert board.link_stats().sent - sent <= 1  # at most a heartbeat, no resend storm
+    assert "rejected" in (board.link_stats().last_error or "")
+    board.model._handle = original
+    board.show(STATE.with_point(1, "red"))
+    assert board.wait_shown(10)
+    assert board.lights()[layout.point_led(1)] == Light("red", "on")
