@@ -17,8 +17,10 @@ import pytest
 
 from tablecompanion.rules.actions import (
     AcceptResign,
+    Beaver,
     Double,
     OpeningRoll,
+    Pass,
     PlayAction,
     Resign,
     Roll,
@@ -132,8 +134,21 @@ def test_engine_made_match_with_cube_and_resignation_round_trips(tmp_path):
     m.apply(Roll(6, 5))
     m.apply(Resign("single"))
     m.apply(AcceptResign())
-    path = tmp_path / "made.mat"
-    path.write_text(write_mat(m))
-    results, log = _gnubg_import([path], tmp_path)
-    assert "Invalid move" not in log
-    assert _theirs(results[str(path)]["games"]) == _ours(m)
+    money = Match(0, ("Ann", "Ben"), beaver=True)  # a money game with a beaver
+    money.apply(OpeningRoll(3, 1))
+    money.apply(PlayAction("8/5 6/5"))
+    money.apply(Double())
+    money.apply(Beaver())
+    money.apply(Take())
+    money.apply(Roll(6, 5))
+    money.apply(PlayAction("24/13"))
+    money.apply(Double())
+    money.apply(Pass())
+    assert (money.games[0].winner, money.games[0].points) == ("X", 4)
+    paths = {tmp_path / "made.mat": m, tmp_path / "money.mat": money}
+    for path, match in paths.items():
+        path.write_text(write_mat(match))
+    results, log = _gnubg_import(list(paths), tmp_path)
+    assert "Invalid move" not in log and "Unrecognised" not in log
+    for path, match in paths.items():
+        assert _theirs(results[str(path)]["games"]) == _ours(match), path.name
