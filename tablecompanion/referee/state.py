@@ -11,6 +11,7 @@ refused event never leaves a half-changed table.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,8 @@ from .physical import PhysicallyImpossible, changed_points, closest_plays, physi
 from .settings import TableSettings
 
 __all__ = ["TableState", "Event", "Flag"]
+
+_SIDE_WORD = re.compile(r"(?<![\w'/])([XO])(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -271,7 +274,11 @@ class TableState:
         try:
             self.match.apply(action)
         except ActionError as exc:
-            raise NotAllowedError(str(exc)) from None
+            raise NotAllowedError(self._named(str(exc))) from None
+
+    def _named(self, message: str) -> str:
+        """The rules engine says "X"/"O"; players read their names."""
+        return _SIDE_WORD.sub(lambda m: self._name(m.group(1)), message)
 
     # -- flags ------------------------------------------------------------------------------------
     def _flag_block_message(self, what: str) -> str:
