@@ -41,7 +41,10 @@ def register(subparsers) -> None:
     match.add_argument("--policy", choices=("legal", "responsible"), default="legal", help="illegal-move policy")
     demo = p.add_argument_group("demo mode")
     demo.add_argument("--demo-delay", type=float, default=1.5, help="seconds between demo actions (default 1.5)")
-    demo.add_argument("--demo-match", type=Path, help="a .mat file to replay (default: one from ../shared/data)")
+    demo.add_argument("--demo-match", type=Path, help="a .mat file to play (default: one from ../shared/data)")
+    demo.add_argument("--demo-vision-wait", type=float, default=20.0,
+                      help="seconds the simulator footage + vision pipeline gets to read its first roll before "
+                           "the demo replays the match without it; 0 = replay only (default 20)")
     p.add_argument("--quiet", action="store_true", help="do not log each request")
     p.set_defaults(func=run)
 
@@ -86,19 +89,82 @@ def _open_table(hall, args, demo_settings):
     return ref, token, True
 
 
-def _try_runner(args, hall, ref, data_dir: Path):
-    """The camera/LED table runner when it exists in this checkout; None otherwise."""
+def _open_leds(args, ref, demo: bool):
+    """The LED board: --board PORT (or 'emulated'), the emulated board in demo mode, else none."""
+    spec = args.board or ("emulated" if demo else None)
+    if spec is None:
+        return None
     try:
-        from tablecompanion.referee.runner import TableRunner  # noqa: F401
-    except ImportError:
-        return None
-    from tablecompanion.referee import runner as runner_mod
+        from tablecompanion.leds.board import open_board
 
-    factory = getattr(runner_mod, "start_for_serve", None)
-    if factory is None:
+        return open_board(spec, home=ref.settings.home)
+    except Exception as exc:  # noqa: BLE001 - the table runs without lights rather than not at all
+        print(f"LED board {spec!r} not available: {exc}", file=sys.stderr)
         return None
-    return factory(referee=ref, camera=args.camera, board=args.board, demo=not args.manual and args.camera is None,
-                   data_dir=data_dir)
+
+
+def _camera_runner(args, ref, leds):
+    """--camera N: real frames through the vision pipeline into the referee, in a thread."""
+    from tablecompanion.referee.runner import TableRunner
+    from tablecompanion.vision.frames import open_source
+
+    source = open_source(str(args.camera))
+    return TableRunner(ref, frames=source, leds=leds, realtime=False).start()
+
+
+class _Gate:
+    """The referee as the vision runner sees it, with a switch: once closed, its observations and actions
+    are dropped, so a runner thread that is slow to stop can never act after the replay took over."""
+
+    def __init__(self, ref) -> None:
+        self._ref = ref
+        self.open = True
+
+    def __getattr__(self, name):
+        return getattr(self._ref, name)
+
+    def observe(self, *args, **kwargs):
+        return self._ref.observe(*args, **kwargs) if self.open else []
+
+    def act(self, *args, **kwargs):
+        return self._ref.act(*args, **kwargs) if self.open else []
+
+
+def _vision_demo(ref, match_file, leds, fallback, wait_s: float):
+    """Simulator footage of the match through the real vision and referee; when the vision has not
+    read a single roll after ``wait_s`` seconds, the replay (``fallback``) takes over so the demo plays."""
+    import threading
+
+    from tablecompanion.referee.runner import demo_runner
+
+    gate = _Gate(ref)
+    runner = demo_runner(gate, match_file, leds=leds, realtime=True).start()
+
+    def watchdog():
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            time.sleep(1.0)
+            history = ref.snapshot(public=True).get("history") or []
+            if any(h.get("source") == "camera" and h.get("action") in ("opening_roll", "roll") for h in history):
+                return
+        logging.getLogger("tablecompanion.serve").warning(
+            "demo: the vision pipeline read no roll in %.0f s; replaying the match without it", wait_s)
+        gate.open = False
+        runner.stop()
+        time.sleep(0.5)  # an observation already inside the referee finishes first
+        fallback()
+
+    threading.Thread(target=watchdog, name="demo-watchdog", daemon=True).start()
+    return runner
+
+
+def _clock_ticker(hall, stop):
+    """Every second: let each table's clock record a time-out when a player's time is up."""
+    while not stop.wait(1.0):
+        try:
+            hall.tick()
+        except Exception:  # noqa: BLE001
+            logging.getLogger("tablecompanion.serve").exception("clock check failed")
 
 
 def run(args) -> int:
@@ -127,15 +193,48 @@ def run(args) -> int:
     if token:
         config["TABLE_TOKENS"] = {"1": token}  # --token works for a resumed table too
     app = create_app(config, hall=hall)
-    runner = None
-    if args.camera is not None or args.board is not None or demo:
-        runner = _try_runner(args, hall, ref, data_dir)
-    player = None
-    if demo and runner is None:
-        player = DemoPlayer(ref, delay_s=args.demo_delay, match_file=match_file).start()
-    elif (args.camera is not None or args.board is not None) and runner is None:
-        print("camera/board mode is not available in this build: serving the table for manual entry",
-              file=sys.stderr)
+
+    leds = _open_leds(args, ref, demo)
+    runner = player = link = None
+    demo_source = None
+    if args.camera is not None:
+        try:
+            runner = _camera_runner(args, ref, leds)
+        except Exception as exc:  # noqa: BLE001
+            print(f"camera {args.camera!r} not available ({exc}): the table is served for manual entry",
+                  file=sys.stderr)
+    if demo:
+        def replay():
+            nonlocal player, link
+            player = DemoPlayer(ref, delay_s=args.demo_delay, match_file=match_file).start()
+            if runner is not None and leds is not None:  # the runner's LED link closed with it
+                try:
+                    from tablecompanion.referee.leds import LedLink
+
+                    link = LedLink(ref, leds)
+                except Exception as exc:  # noqa: BLE001
+                    logging.getLogger("tablecompanion.serve").warning("LED board not linked: %s", exc)
+
+        if match_file is not None and args.demo_vision_wait > 0:
+            try:
+                runner = _vision_demo(ref, match_file, leds, replay, args.demo_vision_wait)
+                demo_source = f"simulator footage of {match_file.name} through the vision pipeline"
+            except Exception as exc:  # noqa: BLE001
+                logging.getLogger("tablecompanion.serve").warning("demo: no simulator footage (%s)", exc)
+        if runner is None:
+            replay()
+            demo_source = f"{match_file.name if match_file else 'a generated match'} replayed through the referee"
+    if runner is None and leds is not None:
+        try:
+            from tablecompanion.referee.leds import LedLink
+
+            link = LedLink(ref, leds)
+        except Exception as exc:  # noqa: BLE001
+            print(f"LED board not linked: {exc}", file=sys.stderr)
+    import threading
+
+    stop_ticker = threading.Event()
+    threading.Thread(target=_clock_ticker, args=(hall, stop_ticker), name="clock-ticker", daemon=True).start()
 
     try:
         server = make_server(args.host, args.port, app, threaded=True)
@@ -152,16 +251,22 @@ def run(args) -> int:
         print("  table 1 resumed from the record" + ("" if token else "; its operator token is the one it was "
                                                     "started with (or give --token)"), flush=True)
     if demo:
-        source = match_file.name if match_file else "a generated match"
-        print(f"  demo: replaying {source} through the referee, one action every ~{args.demo_delay:g} s",
-              flush=True)
+        print(f"  demo: {demo_source}", flush=True)
+    if leds is not None:
+        print(f"  LED board: {args.board or 'emulated'}", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        if player is not None:
-            player.stop()
+        stop_ticker.set()
+        for part in (player, runner):
+            if part is not None:
+                part.stop()
+        if link is not None and hasattr(link, "close"):
+            link.close()
+        if leds is not None and hasattr(leds, "close"):
+            leds.close()
         app.extensions["tablecompanion"].broker.close_all()
         server.server_close()
         close = getattr(hall, "close", None)

@@ -55,7 +55,7 @@ def test_random_token_is_printed(tmp_path):
 
 def test_demo_mode_plays_by_itself(tmp_path):
     env = {"TABLECOMPANION_DATA": str(tmp_path / "data"), "HOME": str(tmp_path)}
-    srv = Server(["--demo-delay", "0.05"], env=env).start()
+    srv = Server(["--demo-delay", "0.05", "--demo-vision-wait", "0"], env=env).start()
     try:
         deadline = time.monotonic() + 20
         n = 0
