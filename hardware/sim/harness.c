@@ -11,7 +11,8 @@
  *   BITS <cycle> <n>                    a latched burst whose bit count is not a multiple of 24
  *   PRESSED <button> / RELEASED <button>
  *   EXIT <state>                        the firmware stopped (crash or sleep with interrupts off)
- * stdin commands: "press N" (N = 0..3 -> PD2..PD5 held low for 80 ms), "quit".
+ * stdin commands: "press N" (N = 0..3 -> PD2..PD5 held low for 80 ms), "quit". The harness exits
+ * when its stdin closes (the process that started it is gone), so keep stdin open.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -171,6 +172,8 @@ static int open_pty(void)
     return 0;
 }
 
+static void poll_stdin(void);
+
 static uint64_t wall_ns(void)
 {
     struct timespec t;
@@ -201,8 +204,9 @@ static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
         /* wait for the deadline or for host bytes, whichever comes first */
         uint64_t d = target - now;
         struct timespec ts = {(time_t)(d / 1000000000ULL), (long)(d % 1000000000ULL)};
-        struct pollfd p = {.fd = pty_master, .events = POLLIN};
-        ppoll(&p, 1, &ts, NULL);
+        struct pollfd p[2] = {{.fd = pty_master, .events = POLLIN}, {.fd = 0, .events = POLLIN}};
+        if (ppoll(p, 2, &ts, NULL) > 0 && p[1].revents)
+            poll_stdin(); /* a button press while the MCU idles */
         now = wall_ns();
     }
 }

@@ -169,3 +169,42 @@ def test_reconnect_after_the_board_goes_away(built):
     finally:
         board.close()
         current["sim"].close()
+
+
+def test_firmware_repeats_an_event_until_acknowledged(sim):
+    """Read the raw line (no driver, so nothing acknowledges): the same event comes again and again,
+    and stops once acknowledged."""
+    port = default_opener(sim.pty)
+    try:
+        decoder = p.FrameDecoder()
+        port.reset_input_buffer()
+        sim.press("take")
+        events = []
+        end = time.monotonic() + 20
+        while len(events) < 3 and time.monotonic() < end:
+            events += [f for f in decoder.feed(port.read(64)) if f.type == p.T_EVENT]
+        assert len(events) >= 3
+        assert len({(f.seq, f.payload) for f in events}) == 1
+        assert p.BUTTONS[events[0].payload[0]] == "take"
+        port.write(p.encode_frame(p.T_EVENT_ACK, events[0].seq))
+        time.sleep(0.3)  # a copy may have been on the way
+        port.reset_input_buffer()
+        decoder.reset()
+        later = []
+        end = time.monotonic() + 1.0
+        while time.monotonic() < end:
+            later += [f for f in decoder.feed(port.read(64)) if f.type == p.T_EVENT]
+        assert later == []
+    finally:
+        port.close()
+
+
+def test_harness_reports_a_bad_firmware_file(built, tmp_path):
+    from tablecompanion.leds.errors import LedError
+    from tablecompanion.leds.simulated import SimulatedBoard
+
+    _, harness = built
+    bogus = tmp_path / "not-firmware.elf"
+    bogus.write_bytes(b"\x7fELF garbage")
+    with pytest.raises(LedError, match="pty"):
+        SimulatedBoard(bogus, harness, start_timeout=10)
