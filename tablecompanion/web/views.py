@@ -167,6 +167,11 @@ def status_line(snap: dict) -> str:
         if winner:
             return f"Match over · {presenter.player_name(snap, winner)} wins"
         return "Match over"
+    games = snap.get("games") or []
+    if status == "game_over" and games and isinstance(games[-1], dict):
+        g = games[-1]
+        return (f"{presenter.player_name(snap, g.get('winner'))} won game {g.get('number')} "
+                f"({g.get('points')} pt{'s' if g.get('points') != 1 else ''}) · opening roll next")
     actor = snap.get("actor") or snap.get("turn")
     dice = snap.get("dice")
     dice_text = f"{dice[0]}-{dice[1]}" if isinstance(dice, (list, tuple)) and len(dice) == 2 else ""
@@ -286,14 +291,18 @@ def _mmss(seconds) -> str:
 
 
 def clock_view(snap: dict) -> dict | None:
+    """Each player's bank as m:ss plus what the page needs to count down between updates."""
     clock = snap.get("clock")
     if not isinstance(clock, dict):
         return None
-    bank = clock.get("bank") or clock.get("remaining") or clock
-    out = {"running": clock.get("running") or clock.get("active"), "delay": clock.get("delay_s")}
+    bank = clock.get("remaining") or clock.get("bank") or {}
+    running = clock.get("running") or clock.get("active")
+    out = {"running": running, "delay_s": clock.get("delay_s"), "delay_left": clock.get("delay_left") or 0,
+           "seconds": {}}
     for p in ("X", "O"):
         v = bank.get(p) if isinstance(bank, dict) else None
         out[p] = _mmss(v) if v is not None else "–"
+        out["seconds"][p] = float(v) if isinstance(v, (int, float)) else None
     return out
 
 

@@ -154,3 +154,22 @@ def test_export_and_unknown_pages(client, op):
     r = client.get("/tables/zzz")
     assert r.status_code == 404 and "Nothing here" in r.get_data(as_text=True)
     assert client.get("/tables/zzz/display").status_code == 404
+
+
+def test_clock_and_game_over_are_shown(client):
+    r = client.post("/api/tables", json={"players": ["Ida", "Jo"], "match_length": 3, "table_id": "c",
+                                         "token": "clock-token", "clock": {"delay_s": 12, "bank_per_point_s": 120}})
+    assert r.status_code == 201
+    op = {"Authorization": "Bearer clock-token"}
+    for body in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"}):
+        assert client.post("/api/tables/c/actions", json=body, headers=op).status_code == 200
+    page = client.get("/tables/c").get_data(as_text=True)
+    m = re.search(r'id="clock-O" data-seconds="([0-9.]+)" data-delay="([0-9.]+)" data-running="1">(\d+:\d\d)<', page)
+    assert m, "O's clock runs after X's play"
+    assert 350 < float(m.group(1)) <= 360 and m.group(3) in ("6:00", "5:59")
+    assert 'id="clock-X"' in page and 'data-running="0"' in page
+    for body in ({"action": "double"}, {"action": "pass"}):
+        assert client.post("/api/tables/c/actions", json=body, headers=op).status_code == 200
+    page = client.get("/tables/c").get_data(as_text=True)
+    assert "Jo won game 1 (1 pt) · opening roll next" in page  # Jo doubled, Ida passed
+    assert "Earlier games" in page and "Jo wins 1 (double passed)" in page

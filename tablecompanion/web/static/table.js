@@ -41,6 +41,7 @@
         });
       });
     }
+    clockT0 = Date.now();
     var page = $("table-page") || $("display-page");
     if (page) page.setAttribute("data-updated", String(Date.now()));
   }
@@ -258,6 +259,18 @@
       if (b && cfg.operator && $("play-input")) { $("play-input").value = b.getAttribute("data-play"); $("play-input").focus(); }
     });
   }
+
+  /* the running clock counts down between updates: first the delay, then the bank */
+  var clockT0 = Date.now();
+  function mmss(s) { s = Math.max(0, Math.round(s)); return Math.floor(s / 60) + ":" + ("0" + s % 60).slice(-2); }
+  setInterval(function () {
+    document.querySelectorAll('.sb-clock[data-running="1"]').forEach(function (el) {
+      var bank = parseFloat(el.getAttribute("data-seconds")), delay = parseFloat(el.getAttribute("data-delay")) || 0;
+      if (isNaN(bank)) return;
+      var e = (Date.now() - clockT0) / 1000, d = delay - e;
+      el.textContent = d > 0 ? mmss(bank) + " +" + Math.ceil(d) + "s" : mmss(bank + d);
+    });
+  }, 500);
 
   var board = $("board");
   if (board && cfg.view === "table") {
