@@ -187,7 +187,8 @@ def check_corner_quad(corners: np.ndarray, frame_size: tuple[int, int], config: 
     cross = []
     for i in range(4):
         a, b, c = corners[i], corners[(i + 1) % 4], corners[(i + 2) % 4]
-        cross.append(np.cross(b - a, c - b))
+        u, v = b - a, c - b
+        cross.append(u[0] * v[1] - u[1] * v[0])
     if not (all(z > 0 for z in cross) or all(z < 0 for z in cross)):
         raise CalibrationError(
             "the corners do not make a convex quadrilateral: give them in the order top-left, top-right, "

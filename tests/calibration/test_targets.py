@@ -1,0 +1,60 @@
+"""The printed targets: markers at true size, detectable, the right ids where they belong; valid PDFs."""
+
+from __future__ import annotations
+
+import re
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecompanion.calibration.lens import DEFAULT_SHEET, detect_sheet
+from tablecompanion.calibration.markers import detect_markers
+from tablecompanion.calibration.targets import DPI, lens_sheet_page, marker_sheet, write_targets
+from tablecompanion.geometry import MARKER_FILL, BoardSpec
+
+
+@pytest.mark.parametrize("frame_width", [25.0, 20.0])
+def test_markers_are_printed_at_true_size(frame_width):
+    page = marker_sheet(BoardSpec(frame_width=frame_width))
+    det = detect_markers(page)
+    assert det.ids == [0, 1, 2, 3]
+    expected_px = MARKER_FILL * frame_width * DPI / 25.4
+    for corners in det.corners.values():
+        side = np.mean([np.linalg.norm(corners[(k + 1) % 4] - corners[k]) for k in range(4)])
+        assert side == pytest.approx(expected_px, abs=2.0)
+    # laid out as on the board: id 0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left
+    c = {i: det.corners[i].mean(axis=0) for i in det.ids}
+    assert c[0][0] < c[1][0] and c[3][0] < c[2][0] and c[0][1] < c[3][1] and c[1][1] < c[2][1]
+
+
+def test_lens_sheet_page_is_detectable():
+    page = lens_sheet_page()
+    small = cv2.resize(page, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+    obj, _ = detect_sheet(small, DEFAULT_SHEET)
+    assert len(obj) == 24
+
+
+def test_written_files_are_a4_pdfs_and_pngs(tmp_path):
+    paths = write_targets(tmp_path)
+    assert [p.name for p in paths] == ["corner-markers.png", "corner-markers.pdf", "lens-sheet.png", "lens-sheet.pdf"]
+    pdf = (tmp_path / "corner-markers.pdf").read_bytes()
+    assert pdf.startswith(b"%PDF-1.4") and pdf.rstrip().endswith(b"%%EOF")
+    box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+    assert box and float(box.group(1)) == pytest.approx(595.28, abs=0.1) and float(box.group(2)) == pytest.approx(841.89, abs=0.1)
+    # the xref offsets point at the objects
+    xref = int(re.search(rb"startxref\n(\d+)", pdf).group(1))
+    assert pdf[xref : xref + 4] == b"xref"
+    first = int(re.search(rb"xref\n0 \d+\n0000000000 65535 f \n(\d{10})", pdf).group(1))
+    assert pdf[first : first + 7] == b"1 0 obj"
+    png = cv2.imread(str(tmp_path / "corner-markers.png"), cv2.IMREAD_GRAYSCALE)
+    assert png.shape == (round(297 * DPI / 25.4), round(210 * DPI / 25.4))
+
+
+def test_committed_targets_match_the_generator():
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[2] / "calibration" / "targets"
+    committed = cv2.imread(str(folder / "corner-markers.png"), cv2.IMREAD_GRAYSCALE)
+    assert committed is not None, f"missing {folder / 'corner-markers.png'}: run python calibration/make_targets.py"
+    assert np.array_equal(committed, marker_sheet())
