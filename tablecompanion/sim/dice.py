@@ -44,20 +44,29 @@ class Pose:
 
     def faces(self):
         """Per face: (value, world normal, four corners in texture order TL, TR, BR, BL)."""
-        h = self.size / 2
-        out = []
-        for value, n in FACE_NORMALS.items():
-            n = np.array(n, float)
-            t1 = np.array([n[1], n[2], n[0]])  # any axis orthogonal to n
-            t2 = np.cross(t1, n)  # t1 x t2 = -n: textures read unmirrored from outside
-            local = [h * (n - t1 - t2), h * (n + t1 - t2), h * (n + t1 + t2), h * (n - t1 + t2)]
-            corners = np.array(local) @ self.R.T + self.centre
-            out.append((value, self.R @ n, corners))
-        return out
+        normals = _FACE_N @ self.R.T
+        corners = (self.size / 2) * _FACE_CORNERS.reshape(-1, 3) @ self.R.T + self.centre
+        corners = corners.reshape(6, 4, 3)
+        return [(int(v), normals[i], corners[i]) for i, v in enumerate(_FACE_VALUES)]
 
     def top_value(self) -> int:
         """The face pointing most nearly up: what a player reads."""
-        return max(FACE_NORMALS, key=lambda v: float(self.R @ np.array(FACE_NORMALS[v], float) @ UP))
+        return int(_FACE_VALUES[int(np.argmax((_FACE_N @ self.R.T) @ UP))])
+
+
+def _face_tables():
+    values, normals, corners = [], [], []
+    for value, n in FACE_NORMALS.items():
+        n = np.array(n, float)
+        t1 = np.array([n[1], n[2], n[0]])  # any axis orthogonal to n
+        t2 = np.cross(t1, n)  # t1 x t2 = -n: textures read unmirrored from outside
+        values.append(value)
+        normals.append(n)
+        corners.append([n - t1 - t2, n + t1 - t2, n + t1 + t2, n - t1 + t2])
+    return np.array(values), np.array(normals), np.array(corners)
+
+
+_FACE_VALUES, _FACE_N, _FACE_CORNERS = _face_tables()
 
 
 def rot_axis(axis, angle: float) -> np.ndarray:

@@ -20,7 +20,7 @@ from tablecompanion.sim import board as board_paint
 from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
 from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
-from tablecompanion.sim.hands import hand_parts
+from tablecompanion.sim.hands import hand_points
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
 
@@ -79,6 +79,7 @@ class Renderer:
         self.checker_colour = {"light": np.array(self.style.light_checker, np.float32),
                                "dark": np.array(self.style.dark_checker, np.float32)}
         self._faces: dict = {}
+        self._pose_cache: dict = {}
         self._layer_key = None
         self._layer: np.ndarray | None = None
         self._layer_checkers: list = []
@@ -179,40 +180,43 @@ class Renderer:
         return np.vstack([bottom, top])
 
     def _shadow(self, img: np.ndarray, solids: list[np.ndarray], floor_z: float, strength: float = SHADOW_STRENGTH,
-                softness: float = 1.0, mask_out: np.ndarray | None = None) -> None:
+                softness: float = 1.0, contact: bool = True) -> None:
         """Darken ``img`` under the soft shadows of convex solids (their vertices, world mm)."""
         if not solids:
             return
-        polys = []
+        sizes = np.cumsum([0] + [len(p) for p in solids])
+        allpts = np.vstack(solids)
+        shadow_px = self.model.project(self.shadow_point(allpts, floor_z)).astype(np.float32)
+        polys = [cv2.convexHull(shadow_px[sizes[i]:sizes[i + 1]]).reshape(-1, 2) for i in range(len(solids))]
         contacts = []
-        for pts in solids:
-            shadow = self.model.project(self.shadow_point(pts, floor_z))
-            polys.append(cv2.convexHull(shadow.astype(np.float32)).reshape(-1, 2))
-            low = pts[pts[:, 2] >= pts[:, 2].max() - 0.5]
-            contacts.append(cv2.convexHull(self.model.project(low).astype(np.float32)).reshape(-1, 2))
-        allpts = np.vstack(polys + contacts)
+        if contact:
+            lows = [p[p[:, 2] >= p[:, 2].max() - 0.5] for p in solids]
+            lsizes = np.cumsum([0] + [len(p) for p in lows])
+            low_px = self.model.project(np.vstack(lows)).astype(np.float32)
+            contacts = [cv2.convexHull(low_px[lsizes[i]:lsizes[i + 1]]).reshape(-1, 2) for i in range(len(lows))]
+        every = np.vstack(polys + contacts)
         pad = int(12 * softness * max(1.0, self.px_per_mm)) + 4
         h, w = img.shape[:2]
-        x0 = max(0, int(allpts[:, 0].min()) - pad)
-        y0 = max(0, int(allpts[:, 1].min()) - pad)
-        x1 = min(w, int(allpts[:, 0].max()) + pad)
-        y1 = min(h, int(allpts[:, 1].max()) + pad)
+        x0 = max(0, int(every[:, 0].min()) - pad)
+        y0 = max(0, int(every[:, 1].min()) - pad)
+        x1 = min(w, int(every[:, 0].max()) + pad)
+        y1 = min(h, int(every[:, 1].max()) + pad)
         if x1 <= x0 or y1 <= y0:
             return
+        off = np.float32([x0, y0])
         soft = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        tight = np.zeros_like(soft)
         for poly in polys:
-            cv2.fillConvexPoly(soft, _fp(poly - (x0, y0)), 255, cv2.LINE_AA, SHIFT)
-        for poly in contacts:
-            cv2.fillConvexPoly(tight, _fp(poly - (x0, y0)), 255, cv2.LINE_AA, SHIFT)
+            cv2.fillConvexPoly(soft, _fp(poly - off), 255, cv2.LINE_AA, SHIFT)
         sigma = 2.2 * softness * max(1.0, self.px_per_mm)
         m = _soft_blur(soft, sigma) * (strength / 255.0)
-        m += _soft_blur(tight, sigma * 0.35) * (0.35 / 255.0)
-        m = np.minimum(m, 0.8)
-        if mask_out is not None:
-            m *= 1.0 - mask_out[y0:y1, x0:x1]
+        if contacts:
+            tight = np.zeros_like(soft)
+            for poly in contacts:
+                cv2.fillConvexPoly(tight, _fp(poly - off), 255, cv2.LINE_AA, SHIFT)
+            m += _soft_blur(tight, sigma * 0.35) * (0.35 / 255.0)
+        keep = cv2.cvtColor(((1.0 - np.minimum(m, 0.8)) * 255.0).astype(np.uint8), cv2.COLOR_GRAY2BGR)
         roi = img[y0:y1, x0:x1]
-        roi[:] = (roi.astype(np.float32) * (1 - m)[..., None]).astype(np.uint8)
+        cv2.multiply(roi, keep, dst=roi, scale=1.0 / 255.0)
 
     def _draw_checker(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
         r = self.spec.checker_diameter / 2
@@ -303,7 +307,7 @@ class Renderer:
         key = ("cube", top)
         if key not in self._faces:
             self._faces[key] = {k: textures.cube_face(v, 96) for k, v in mapping.items()}
-        outline = self._draw_solid(img, pose, self._faces[key], (205, 220, 228), 1.0, lit=False)
+        outline, _ = self._draw_solid(img, pose, self._faces[key], (205, 220, 228), 1.0, lit=False)
         return {"value": scene.cube.value, "position": scene.cube.position, "centre_px": _r(outline.mean(axis=0)),
                 "board_mm": _r(self.cube_position_mm(scene))}
 
@@ -315,14 +319,17 @@ class Renderer:
             self._faces[key] = {v: textures.die_face(v, st.body, st.pip, 64) for v in range(1, 7)}
         return self._faces[key]
 
-    def _draw_solid(self, img: np.ndarray, pose: Pose, faces: dict, body, alpha: float, lit: bool,
-                    motion_px=(0.0, 0.0)) -> np.ndarray:
+    def _draw_solid(self, img: np.ndarray, pose: Pose, faces_tex: dict, body, alpha: float, lit: bool,
+                    motion_px=(0.0, 0.0)) -> tuple[np.ndarray, list[int]]:
         """Draw a cube with textured faces; returns its outline (convex hull) in the picture.
 
         ``lit``: img is already lit (per-frame drawing), so the cube's colours get the light map too.
         """
-        verts = pose.vertices()
-        pv = self.model.project(verts)
+        faces = pose.faces()
+        corners_all = np.vstack([f[2] for f in faces])
+        projected = self.model.project(np.vstack([corners_all, pose.vertices()]))
+        pv = projected[24:]
+        face_px = projected[:24].reshape(6, 4, 2)
         hull = cv2.convexHull(pv.astype(np.float32)).reshape(-1, 2)
         h, w = img.shape[:2]
         mx, my = abs(motion_px[0]), abs(motion_px[1])
@@ -330,35 +337,32 @@ class Renderer:
         y0 = max(0, int(hull[:, 1].min() - 3 - my))
         x1 = min(w, int(hull[:, 0].max() + 4 + mx))
         y1 = min(h, int(hull[:, 1].max() + 4 + my))
+        visible = []
         if x1 <= x0 or y1 <= y0:
-            return hull
+            return hull, visible
         pw, ph = x1 - x0, y1 - y0
         off = np.float32([x0, y0])
-        rgb = np.zeros((ph, pw, 3), np.float32)
-        a = np.zeros((ph, pw), np.float32)
         body_mask = np.zeros((ph, pw), np.uint8)
         cv2.fillConvexPoly(body_mask, _fp(hull - off), 255, cv2.LINE_AA, SHIFT)
-        bm = body_mask.astype(np.float32) / 255.0
-        rgb += bm[..., None] * np.array(body, np.float32) * 0.55
-        a += bm
+        a = body_mask.astype(np.float32) * (1.0 / 255.0)
+        rgb = a[..., None] * (np.array(body, np.float32) * 0.55)
         cam = self.model.centre
         lightdir = self.light_pos - pose.centre
         lightdir /= np.linalg.norm(lightdir)
-        for value, normal, corners in pose.faces():
-            fc = corners.mean(axis=0)
-            view = cam - fc
-            if float(normal @ view) <= 0:
+        for i, (value, normal, corners) in enumerate(faces):
+            if float(normal @ (cam - corners.mean(axis=0))) <= 0:
                 continue
-            tex = faces[value]
+            visible.append(value)
+            tex = faces_tex[value]
             n = tex.shape[0]
-            dst = self.model.project(corners).astype(np.float32) - off
+            dst = face_px[i].astype(np.float32) - off
             src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
             M = cv2.getPerspectiveTransform(src, dst)
             warped = cv2.warpPerspective(tex, M, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                          borderValue=(0, 0, 0, 0))
             shade = 0.5 + 0.62 * max(0.0, float(normal @ lightdir))
-            wa = warped[..., 3:4] / 255.0
-            rgb = rgb * (1 - wa) + warped[..., :3] * shade * wa
+            wa = warped[..., 3:4] * (1.0 / 255.0)
+            rgb = rgb * (1 - wa) + warped[..., :3] * (shade * wa)
         if alpha < 1.0:
             a = a * alpha
         if lit:
@@ -372,9 +376,8 @@ class Renderer:
             rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), self.camera.focus_blur)
             a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur)
             rgb = rgb / np.maximum(a, 1e-3)[..., None]
-        patch = np.dstack([rgb, a * 255.0])
-        _blend(img, x0, y0, patch)
-        return hull
+        _blend(img, x0, y0, rgb, a)
+        return hull, visible
 
     # --- per frame ----------------------------------------------------------------------------
     def render(self, scene: Scene, seed: int = 0, encode: bool = True) -> tuple[np.ndarray, dict]:
@@ -391,9 +394,9 @@ class Renderer:
             self._shadow(img, [p.vertices() for _, p, _ in poses], floor_z=0.0, strength=0.45, softness=0.8)
         for die, pose, notes in sorted(poses, key=lambda dp: -float(self.model.depth(dp[1].centre[None])[0])):
             st = DIE_STYLES[die.style]
-            outline = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
-                                       motion_px=die.motion_px)
-            dice_truth.append((die, pose, notes, outline))
+            outline, visible = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
+                                                motion_px=die.motion_px)
+            dice_truth.append((die, pose, dict(notes, visible_faces=visible), outline))
         for hand in scene.hands:
             self._draw_hand(img, hand, hand_mask)
         order = {id(d): i for i, d in enumerate(scene.dice)}
@@ -410,8 +413,25 @@ class Renderer:
         return img, truth
 
     def pose_dice(self, scene: Scene, rng: np.random.Generator | None = None) -> list[tuple[Die, Pose, dict]]:
-        """Where each die of the scene lies (the pose the frame will show), clear of checkers and each other."""
+        """Where each die of the scene lies (the pose the frame will show), clear of checkers and each other.
+
+        Dice whose placement is pinned (``pose_seed`` or position given) are cached: footage shows the
+        same settled dice for many frames.
+        """
         self.static_layer(scene)
+        pinned = all(d.pose_seed is not None or (d.x is not None and d.y is not None and d.yaw is not None)
+                     for d in scene.dice)
+        key = (self._layer_key, scene.dice, scene.roller) if pinned else None
+        if key is not None and key in self._pose_cache:
+            return self._pose_cache[key]
+        poses = self._pose_dice(scene, rng)
+        if key is not None:
+            if len(self._pose_cache) > 64:
+                self._pose_cache.clear()
+            self._pose_cache[key] = poses
+        return poses
+
+    def _pose_dice(self, scene: Scene, rng: np.random.Generator | None) -> list[tuple[Die, Pose, dict]]:
         rng = rng if rng is not None else np.random.default_rng(0)
         avoid = [(c[0], c[1], self.spec.checker_diameter / 2 + self.spec.die_size * 0.75) for c in self._layer_checkers]
         poses = []
@@ -436,50 +456,58 @@ class Renderer:
 
     # --- hands --------------------------------------------------------------------------------
     def _draw_hand(self, img: np.ndarray, hand: Hand, mask_out: np.ndarray) -> None:
-        parts = hand_parts(hand, self.spec)
+        kinds, offsets, pts = hand_points(hand, self.spec)
         if hand.holding is not None:
             t = self.spec.checker_thickness
             held_z = -max(hand.height - 12.0, t)  # top of the held checker, just under the fingertips
-            self._shadow(img, [self._cylinder(hand.x, hand.y, -held_z - t, t)], floor_z=0.0, strength=0.3, softness=1.6)
+            self._shadow(img, [self._cylinder(hand.x, hand.y, -held_z - t, t)], floor_z=0.0, strength=0.3,
+                         softness=1.6, contact=False)
             self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
-        solids = [p[1] for p in parts]
-        self._shadow(img, solids, floor_z=0.0, strength=0.38, softness=3.0)
-        pts_all = np.vstack([self.model.project(p[1]) for p in parts])
+        pieces = [pts[offsets[i]:offsets[i + 1]] for i in range(len(kinds))]
+        self._shadow(img, pieces, floor_z=0.0, strength=0.38, softness=3.0, contact=False)
+        proj = self.model.project(pts)
         h, w = img.shape[:2]
-        x0 = max(0, int(pts_all[:, 0].min()) - 4)
-        y0 = max(0, int(pts_all[:, 1].min()) - 4)
-        x1 = min(w, int(pts_all[:, 0].max()) + 5)
-        y1 = min(h, int(pts_all[:, 1].max()) + 5)
+        x0 = max(0, int(proj[:, 0].min()) - 4)
+        y0 = max(0, int(proj[:, 1].min()) - 4)
+        x1 = min(w, int(proj[:, 0].max()) + 5)
+        y1 = min(h, int(proj[:, 1].max()) + 5)
         if x1 <= x0 or y1 <= y0:
             return
+        # Skin is smooth: shade it at half resolution on big pictures, then scale up.
+        k = 2 if self.px_per_mm > 0.9 else 1
+        pw, ph = (x1 - x0 + k - 1) // k, (y1 - y0 + k - 1) // k
         off = np.float32([x0, y0])
-        ph, pw = y1 - y0, x1 - x0
         skin_m = np.zeros((ph, pw), np.uint8)
         sleeve_m = np.zeros((ph, pw), np.uint8)
         crease = np.zeros((ph, pw), np.uint8)
-        for i, (kind, solid) in enumerate(parts):
-            poly = self.model.project(solid) - off
+        for i, kind in enumerate(kinds):
+            poly = (proj[offsets[i]:offsets[i + 1]] - off) / k
             hull = _fp(cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2))
             cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, hull, 255, cv2.LINE_AA, SHIFT)
             if i < 5:  # fingers and thumb: the gaps between them read as darker lines
                 cv2.polylines(crease, [hull], True, 255, 1, cv2.LINE_AA, SHIFT)
         both = np.maximum(skin_m, sleeve_m)
         dist = cv2.distanceTransform((both > 0).astype(np.uint8), cv2.DIST_L2, 3)
-        scale = max(2.0, 9.0 * self.px_per_mm)
-        shade = 0.55 + 0.45 * np.sqrt(np.clip(dist / scale, 0, 1))
+        scale = max(2.0, 9.0 * self.px_per_mm / k)
+        shade = 0.55 + 0.45 * np.sqrt(np.minimum(dist * (1.0 / scale), 1.0))
         shade *= 1.0 - 0.35 * cv2.GaussianBlur(crease, (0, 0), 0.8).astype(np.float32) / 255.0
-        sl = sleeve_m.astype(np.float32) / 255.0
-        colour = (np.array(hand.skin, np.float32) * (1 - sl[..., None]) + np.array(hand.sleeve, np.float32) * sl[..., None])
-        rgb = colour * shade[..., None] * self.light[y0:y1, x0:x1]
+        sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
+        skin = np.array(hand.skin, np.float32)
+        colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
+        rgb = colour * shade[..., None]
         a = both.astype(np.float32) / 255.0
-        if self.camera.focus_blur > 0:
-            rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), self.camera.focus_blur + 0.4)
-            a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur + 0.4)
-            rgb = rgb / np.maximum(a, 1e-3)[..., None]
-        _blend(img, x0, y0, np.dstack([rgb, a * 255.0]))
+        blur = (self.camera.focus_blur + 0.4) / k
+        rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), blur)
+        a = cv2.GaussianBlur(a, (0, 0), blur)
+        rgb = rgb / np.maximum(a, 1e-3)[..., None]
+        if k > 1:
+            rgb = cv2.resize(rgb, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+            a = cv2.resize(a, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+        rgb *= self.light[y0:y1, x0:x1]
+        _blend(img, x0, y0, rgb, a)
         if mask_out is not None:
             roi = mask_out[y0:y1, x0:x1]
-            np.maximum(roi, both, out=roi)
+            np.maximum(roi, (a * 255).astype(np.uint8), out=roi)
 
     def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
         """A checker drawn on an already lit picture (held in a hand): draw unlit in a patch, light it."""
@@ -544,14 +572,11 @@ class Renderer:
         footprint = pose.vertices()[:, :2]
         rh = self.geo.right_hand_board(scene.roller)
         inside = all(in_rect(rh, px, py) for px, py in footprint)
-        cam = self.model.centre
-        visible = [v for v, n, corners in pose.faces() if float(n @ (cam - corners.mean(axis=0))) > 0]
         up = np.array([0.0, 0.0, -1.0])
         top_normal = pose.R @ np.array(FACE_NORMALS[pose.top_value()], float)
         tilt = math.degrees(math.acos(float(np.clip(top_normal @ up, -1, 1))))
         return {
             "value": die.value if die.state != "rolling" else None,
-            "visible_faces": visible,
             "tilt_deg": round(tilt, 2),
             "top_value": pose.top_value(),
             "state": die.state,
@@ -566,13 +591,17 @@ class Renderer:
         }
 
 
-def _blend(img: np.ndarray, x0: int, y0: int, patch: np.ndarray) -> None:
-    """Alpha-composite a BGRA float patch (alpha 0..255) onto img at (x0, y0)."""
-    ph, pw = patch.shape[:2]
+def _blend(img: np.ndarray, x0: int, y0: int, rgb: np.ndarray, alpha: np.ndarray | None = None) -> None:
+    """Alpha-composite a float patch onto img at (x0, y0): ``rgb`` BGR with ``alpha`` in 0..1, or BGRA
+    (alpha 0..255) when ``alpha`` is None."""
+    if alpha is None:
+        alpha = rgb[..., 3] * (1.0 / 255.0)
+        rgb = rgb[..., :3]
+    ph, pw = rgb.shape[:2]
     roi = img[y0:y0 + ph, x0:x0 + pw]
-    a = patch[..., 3:4] * (1.0 / 255.0)
-    out = roi.astype(np.float32) * (1 - a) + patch[..., :3] * a
-    roi[:] = np.clip(out, 0, 255).astype(np.uint8)
+    src = np.clip(rgb, 0, 255).astype(np.uint8)
+    a = np.ascontiguousarray(alpha, dtype=np.float32)
+    roi[:] = cv2.blendLinear(src, roi.copy(), a, 1.0 - a)
 
 
 def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
