@@ -9,6 +9,7 @@ write included), and reports p50/p95/max. Listeners are raw sockets on one selec
 side costs little next to the server.
 
 Run:  python benchmarks/bench_sse.py                       (50 clients, 20 tables, 300 actions)
+      python benchmarks/bench_sse.py --browser             (+ one real page: delay until it has applied)
       python benchmarks/bench_sse.py --clients 10 --tables 3 --actions 40 --json
 Also: python -m pytest benchmarks/bench_sse.py --benchmark-enable (a small configuration, one round).
 """
@@ -141,8 +142,35 @@ def pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, int(round(q / 100 * (len(v) - 1))))]
 
 
+def open_browser(url: str):
+    """One headless Chromium page on ``url`` (the table view), live; None when there is no browser."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        return None
+    if not (os.path.exists("/usr/bin/chromium") and os.path.exists("/usr/bin/chromedriver")):
+        return None
+    opts = Options()
+    for a in ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+              "--disable-dev-shm-usage", "--window-size=1280,900"):
+        opts.add_argument(a)
+    opts.binary_location = "/usr/bin/chromium"
+    d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    d.get(url)
+    for _ in range(100):
+        if d.execute_script("return !!document.querySelector('#live.on')"):
+            break
+        time.sleep(0.05)
+    return d
+
+
+PAGE_STATE = "var p = document.getElementById('table-page'); return [document.body.dataset.seq || '0', p.dataset.updated || '0'];"
+
+
 def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300, rate: float = 20.0,
-        seed: int = 1, settle_s: float = 1.0) -> dict:
+        seed: int = 1, settle_s: float = 1.0, browser: bool = False) -> dict:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     tmp = tempfile.mkdtemp(prefix="tc-bench-sse-")
@@ -151,6 +179,8 @@ def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300
                              "--data-dir", tmp, "--port", str(port), "--quiet"], cwd=REPO, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     listeners = None
+    driver = None
+    page_delays: list[float] = []
     try:
         for _ in range(300):
             try:
@@ -176,6 +206,8 @@ def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300
         for _ in range(2):
             listeners.connect("/events")
         listeners.start()
+        if browser:
+            driver = open_browser(base + "/tables/1")
         time.sleep(settle_s)  # every stream has its first message
 
         rng = random.Random(seed)
@@ -184,6 +216,7 @@ def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300
         post_times: list[float] = []
         ids = list(tokens)
         interval = 1.0 / rate if rate > 0 else 0.0
+        seq_seen = driver.execute_script(PAGE_STATE)[0] if driver is not None else None
         t_start = time.monotonic()
         for i in range(actions):
             tid = ids[i % len(ids)]
@@ -202,6 +235,16 @@ def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300
                 continue
             state[tid] = out["table"]
             sent[(tid, out["table"]["events"])] = t0
+            if driver is not None and tid == "1":
+                # the page's own clock stamps when it applied the update (Date.now(), same machine clock)
+                before = seq_seen
+                for _ in range(200):
+                    seq, updated = driver.execute_script(PAGE_STATE)
+                    if seq != before and int(updated) / 1000 >= t0:
+                        page_delays.append(int(updated) / 1000 - t0)
+                        seq_seen = seq
+                        break
+                    time.sleep(0.01)
         elapsed = time.monotonic() - t_start
         time.sleep(1.0)  # the last updates arrive
         with listeners.lock:
@@ -229,8 +272,13 @@ def run(clients: int = 50, tables: int = 20, others: int = 2, actions: int = 300
             "post_ms": {"p50": ms(pct(post_times, 50)), "p95": ms(pct(post_times, 95))},
             "publish_to_client_ms": {"p50": ms(pct(fanout, 50)), "p95": ms(pct(fanout, 95))},
             "mbytes_received": round(listeners.bytes / 1e6, 1),
+            "browser_page_ms": ({"updates": len(page_delays), "p50": ms(pct(page_delays, 50)),
+                                 "p95": ms(pct(page_delays, 95)), "max": ms(max(page_delays))}
+                                if page_delays else None),
         }
     finally:
+        if driver is not None:
+            driver.quit()
         if listeners is not None:
             listeners.stop()
         proc.terminate()
@@ -256,9 +304,13 @@ def main(argv=None) -> int:
     p.add_argument("--actions", type=int, default=300, help="actions in all, round-robin (default 300)")
     p.add_argument("--rate", type=float, default=20.0, help="actions per second over all tables (default 20)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--browser", action="store_true",
+                   help="also keep one headless Chromium on table 1's page and time each update until the page "
+                        "has applied it (slows the action loop on table 1's actions)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     args = p.parse_args(argv)
-    result = run(args.clients, args.tables, args.others, args.actions, args.rate, args.seed)
+    result = run(args.clients, args.tables, args.others, args.actions, args.rate, args.seed,
+                 browser=args.browser)
     if args.json:
         print(json.dumps(result, indent=2))
     else:
