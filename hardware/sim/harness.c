@@ -11,6 +11,8 @@
  *   BITS <cycle> <n>                    a latched burst whose bit count is not a multiple of 24
  *   PRESSED <button> / RELEASED <button>
  *   EXIT <state>                        the firmware stopped (crash or sleep with interrupts off)
+ *   RX0 <cycle> / TX0 <cycle>           with LEDBOARD_SIM_FRAMES=1: a 0x00 frame delimiter entering /
+ *                                       leaving the UART (frame timing on the simulated clock)
  * stdin commands: "press N" (N = 0..3 -> PD2..PD5 held low for 80 ms), "quit". The harness exits
  * when its stdin closes (the process that started it is gone), so keep stdin open.
  */
@@ -67,6 +69,7 @@ static char pty_name[256];
 static uint8_t in_buf[4096], out_buf[65536];
 static size_t in_len, in_off, out_len;
 static avr_irq_t *uart_in_irq;
+static int trace_frames; /* LEDBOARD_SIM_FRAMES=1: print RX0/TX0 <cycle> for every 0x00 delimiter */
 
 static void flush_out(void)
 {
@@ -83,6 +86,10 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
     (void)param;
+    if (trace_frames && (value & 0xFF) == 0) {
+        printf("TX0 %llu\n", (unsigned long long)avr->cycle);
+        fflush(stdout);
+    }
     if (out_len < sizeof out_buf) /* else the host is not reading: drop, like a real line */
         out_buf[out_len++] = value;
     flush_out();
@@ -113,6 +120,10 @@ static void try_inject(void)
     }
     uart_room = 0;
     next_inject = avr->cycle + cycles_per_char;
+    if (trace_frames && in_buf[in_off] == 0) {
+        printf("RX0 %llu\n", (unsigned long long)avr->cycle);
+        fflush(stdout);
+    }
     avr_raise_irq(uart_in_irq, in_buf[in_off++]);
 }
 
@@ -144,8 +155,11 @@ static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
         uart_room = 0;
 }
 
-/* Read what the host wrote and feed the UART; returns 1 when new host bytes arrived. */
-static int pump_pty(void)
+/* Read what the host wrote; feed the UART now (inject) or from a timer at the next simulated
+ * cycle (from the sleep callback, whose cycle count is about to jump to the end of the sleep: bytes
+ * must enter after the jump, or their timing would include idle time that never happened).
+ * Returns 1 when new host bytes arrived. */
+static int pump_pty(int inject)
 {
     int arrived = 0;
     flush_out();
@@ -155,7 +169,12 @@ static int pump_pty(void)
         in_len = n > 0 ? (size_t)n : 0;
         arrived = n > 0;
     }
-    try_inject();
+    if (inject)
+        try_inject();
+    else if (arrived && !pace_armed) {
+        pace_armed = 1;
+        avr_cycle_timer_register(avr, 1, pace_timer, NULL);
+    }
     return arrived;
 }
 
@@ -197,7 +216,7 @@ static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
         return;
     }
     while (target > now + 20000) {
-        if (pump_pty()) {
+        if (pump_pty(0)) {
             rebase(a->cycle + how_long);
             return;
         }
@@ -349,6 +368,7 @@ int main(int argc, char **argv)
     }
     avr_init(avr);
     cycles_per_char = (avr_cycle_count_t)f.frequency * 10 / baud;
+    trace_frames = getenv("LEDBOARD_SIM_FRAMES") && atoi(getenv("LEDBOARD_SIM_FRAMES"));
     avr->log = 0;
     avr_load_firmware(avr, &f);
 
@@ -392,7 +412,7 @@ int main(int argc, char **argv)
             break;
         }
         if ((++steps & 0xFF) == 0)
-            pump_pty();
+            pump_pty(1);
         if ((steps & 0x3FFF) == 0)
             poll_stdin();
     }

@@ -69,16 +69,23 @@ class LedFrame:
 class SimulatedBoard:
     """A running harness: ``pty`` to open, ``frames`` seen on the LED pin, ``press`` for buttons."""
 
-    def __init__(self, elf: Path | None = None, harness: Path | None = None, start_timeout: float = 30.0) -> None:
+    def __init__(self, elf: Path | None = None, harness: Path | None = None, start_timeout: float = 30.0,
+                 trace_frames: bool = False) -> None:
         if elf is None or harness is None:
             elf, harness = build()
+        env = dict(os.environ)
+        if trace_frames:
+            env["LEDBOARD_SIM_FRAMES"] = "1"
+        #: (direction, cycle) of every 0x00 frame delimiter in ("RX0", host to MCU) and out ("TX0"),
+        #: when trace_frames: frame timing on the simulated clock, free of host scheduling noise.
+        self.delimiters: list[tuple[str, int]] = []
         self._lines: queue.Queue = queue.Queue()
         self._cond = threading.Condition()
         self.frames: list[LedFrame] = []
         self.bad_bursts: list[str] = []
         self.exited: str | None = None
         self.proc = subprocess.Popen([str(harness), str(elf)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True, bufsize=1)
+                                     stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
         self._reader = threading.Thread(target=self._read, name="simavr-harness", daemon=True)
         self._reader.start()
         self.pty = self._wait_pty(start_timeout)
@@ -112,6 +119,10 @@ class SimulatedBoard:
                     self._cond.notify_all()
             elif line.startswith("BITS "):
                 self.bad_bursts.append(line.strip())
+            elif line.startswith(("RX0 ", "TX0 ")):
+                kind, cycle = line.split()
+                with self._cond:
+                    self.delimiters.append((kind, int(cycle)))
             elif line.startswith("EXIT "):
                 self.exited = line.strip()
             else:
@@ -144,6 +155,16 @@ class SimulatedBoard:
                                    f"({'firmware stopped: ' + self.exited if self.exited else 'timeout'}); "
                                    f"last frame: {last}")
                 self._cond.wait(min(left, 0.5))
+
+    def exchange_times_ms(self, char_cycles: int = CPU_HZ * 10 // 250_000) -> list[float]:
+        """Simulated-clock duration of each request/reply exchange, in order: from the first byte of
+        a host frame entering the UART to the end of the last byte of the board's reply. Needs
+        ``trace_frames``; assumes one reply per request (a Link without events, as in benchmarks)."""
+        with self._cond:
+            rx = [c for kind, c in self.delimiters if kind == "RX0"]
+            tx = [c for kind, c in self.delimiters if kind == "TX0"]
+        pairs = min(len(rx), len(tx)) // 2
+        return [(tx[2 * k + 1] + char_cycles - rx[2 * k]) * 1000 / CPU_HZ for k in range(pairs)]
 
     def frame_count(self) -> int:
         with self._cond:
