@@ -215,3 +215,28 @@ def test_harness_reports_a_bad_firmware_file(built, tmp_path):
     bogus.write_bytes(b"\x7fELF garbage")
     with pytest.raises(LedError, match="pty"):
         SimulatedBoard(bogus, harness, start_timeout=10)
+
+
+def test_emulated_line_is_never_faster_than_the_wire(built):
+    """On the simulated clock, a state frame and its ACK take at least their bytes' wire time: the
+    harness paces host bytes at the line rate (simavr alone would take two per character time)."""
+    from tablecompanion.leds.simulated import SimulatedBoard
+
+    elf, harness = built
+    with SimulatedBoard(elf, harness, trace_frames=True) as sim:
+        port = default_opener(sim.pty)
+        try:
+            link = Link(port, reply_timeout=1.0)
+            link.hello()
+            payload = p.state_payload(layout.render(STEADY))
+            for _ in range(20):
+                link.send_state(payload)
+            end = time.monotonic() + 10
+            while len(sim.exchange_times_ms()) < 21 and time.monotonic() < end:
+                time.sleep(0.05)
+        finally:
+            port.close()
+        times = sim.exchange_times_ms()[1:21]
+    assert len(times) == 20
+    wire_ms = (p.wire_bytes(len(payload)) + p.wire_bytes(0)) * 10 / p.BAUD * 1000
+    assert min(times) >= wire_ms
