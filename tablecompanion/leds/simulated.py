@@ -7,6 +7,7 @@ The harness's pty is opened by ``SerialLedBoard`` exactly like /dev/ttyUSB0. Tes
 
 from __future__ import annotations
 
+import fcntl
 import glob
 import os
 import queue
@@ -47,10 +48,14 @@ def build(quiet: bool = True) -> tuple[Path, Path]:
     if missing:
         raise ToolchainMissing("cannot build the emulated LED board, missing: " + ", ".join(missing)
                                + " (Debian: apt-get install gcc-avr avr-libc binutils-avr libsimavr-dev gcc)")
-    for directory in (FIRMWARE_DIR, SIM_DIR):
-        result = subprocess.run(["make", "-C", str(directory)], capture_output=True, text=True, timeout=300)
-        if result.returncode != 0:
-            raise LedError(f"building {directory.relative_to(REPO)} failed:\n{result.stdout}\n{result.stderr}")
+    lock_dir = FIRMWARE_DIR / "build"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / ".build-lock", "w") as lock:  # two test sessions must not interleave makes
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for directory in (FIRMWARE_DIR, SIM_DIR):
+            result = subprocess.run(["make", "-C", str(directory)], capture_output=True, text=True, timeout=300)
+            if result.returncode != 0:
+                raise LedError(f"building {directory.relative_to(REPO)} failed:\n{result.stdout}\n{result.stderr}")
     return FIRMWARE_ELF, HARNESS
 
 
