@@ -116,6 +116,8 @@ def score_line(snapshot: dict) -> str:
 def crawford_label(snapshot: dict) -> str:
     """"Crawford game", "post-Crawford" or ""."""
     c = snapshot.get("crawford")
+    if (snapshot.get("match_length") or 0) <= 1:
+        return ""  # money play or a 1-point match: Crawford means nothing
     if isinstance(c, dict):
         if c.get("crawford_game") or c.get("is_crawford") or c.get("this_game"):
             return "Crawford game"

@@ -105,6 +105,7 @@ def table_context(ref, public: bool) -> dict:
         "history_rows": (rows := history_rows(snap)),
         "history_items": history_items(rows),
         "game_rows": game_rows(snap),
+        "history_game": history_game(snap),
         "clock": clock_view(snap),
         "flags": [] if public else flag_rows(snap),
         "off": {"X": model.off("X"), "O": model.off("O")},
@@ -187,9 +188,7 @@ def history_rows(snap: dict) -> list[dict]:
     Only one game is rendered so a live update stays small however long the match; the whole match
     is in the API's snapshot and the .mat export."""
     history = snap.get("history") or []
-    game = snap.get("game_number")
-    if game is not None and snap.get("status") == "game_over":
-        game = max((e.get("game") or 0 for e in history if isinstance(e, dict)), default=game)
+    game = history_game(snap)
     rows = []
     for i, entry in enumerate(history):
         if isinstance(entry, str):
@@ -202,6 +201,15 @@ def history_rows(snap: dict) -> list[dict]:
                      "kind": entry.get("action") or entry.get("type") or "",
                      "flagged": bool(entry.get("illegal") or entry.get("flagged"))})
     return rows
+
+
+def history_game(snap: dict) -> int | None:
+    """The game whose history is shown: the one being played, or the one that just ended."""
+    game = snap.get("game_number")
+    if game is not None and snap.get("status") == "game_over":
+        history = snap.get("history") or []
+        game = max((e.get("game") or 0 for e in history if isinstance(e, dict)), default=game)
+    return game
 
 
 def history_items(rows: list[dict]) -> Markup:
@@ -252,9 +260,16 @@ def history_text(entry: dict) -> str:
         return "takes"
     if action in ("pass", "drop"):
         return "passes"
+    if action == "beaver":
+        return f"beavers to {entry.get('cube') or ''}".strip()
     if action == "resign":
         return f"resigns {entry.get('level', '')}".strip()
-    return action.replace("_", " ")
+    if action == "void":
+        return f"roll void: {entry.get('reason') or 'void'}"
+    words = {"accept_resign": "accepts the resignation", "reject_resign": "rejects the resignation",
+             "accept_illegal": "accepts the illegal play", "illegal_play_stands": "illegal play stands",
+             "correction_out_of_time": "correction too late", "timeout": "runs out of time", "undo": "undo"}
+    return words.get(action, action.replace("_", " "))
 
 
 def flag_rows(snap: dict) -> list[dict]:
