@@ -296,11 +296,11 @@ class SerialLedBoard(LedBoard):
     def _step(self) -> None:
         link = self._link
         assert link is not None
+        self._wake.clear()  # before looking: a show() from now on wakes the idle wait below
         with self._lock:
             wanted, payload = self._wanted, self._payload
             pending = payload is not None and self._shown < wanted
         if pending:
-            self._wake.clear()
             try:
                 link.send_state(payload)
             except BoardErrorReply as exc:
@@ -322,7 +322,6 @@ class SerialLedBoard(LedBoard):
             link.ping()
             self._log_quality()
             return
-        self._wake.clear()
         end = time.monotonic() + min(self.heartbeat_s, 0.5)
         while not self._wake.is_set() and not self._stop.is_set() and time.monotonic() < end:
             for frame in link.receive():
