@@ -387,21 +387,21 @@ class Renderer:
         rng = np.random.default_rng(seed)
         img = self.static_layer(scene).copy()
         truth = self._base_truth(scene)
-        dice_truth = []
         poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
         if poses:
             self._shadow(img, [p.vertices() for _, p, _ in poses], floor_z=0.0, strength=0.45, softness=0.8)
-        for die, pose, notes in sorted(poses, key=lambda dp: -float(self.model.depth(dp[1].centre[None])[0])):
+        drawn: dict[int, tuple] = {}
+        far_first = sorted(range(len(poses)), key=lambda i: -float(self.model.depth(poses[i][1].centre[None])[0]))
+        for i in far_first:
+            die, pose, notes = scene.dice[i], poses[i][1], poses[i][2]
             st = DIE_STYLES[die.style]
             outline, visible = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
                                                 motion_px=die.motion_px)
-            dice_truth.append((die, pose, dict(notes, visible_faces=visible), outline))
+            drawn[i] = (die, pose, dict(notes, visible_faces=visible), outline)
         for hand in scene.hands:
             self._draw_hand(img, hand, hand_mask)
-        order = {id(d): i for i, d in enumerate(scene.dice)}
-        dice_truth.sort(key=lambda t: order[id(t[0])])
-        truth["dice"] = [self._die_truth(scene, d, p, n, o) for d, p, n, o in dice_truth]
+        truth["dice"] = [self._die_truth(scene, *drawn[i]) for i in range(len(poses))]
         if hand_mask is not None:
             truth["hand_mask"] = hand_mask > 127
             truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "holding": h.holding} for h in scene.hands]
