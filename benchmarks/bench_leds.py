@@ -81,3 +81,30 @@ def test_host_side_frame_building(benchmark):
 
     frame = benchmark(build)
     assert len(frame) == p.wire_bytes(p.STATE_PAYLOAD_LEN)
+
+
+def test_show_to_ack_through_the_driver_thread(benchmark, link):
+    """What the referee experiences: ``show(state)`` until the board's ACK, through SerialLedBoard's
+    thread (wake-up, render, frame, round trip)."""
+    from tablecompanion.leds.board import SerialLedBoard
+
+    with SerialLedBoard(link.sim.pty, reply_timeout=2.0) as board:
+        assert board.wait_connected(30)
+        times = []
+        for i in range(min(ROUNDS, 300)):
+            state = STATE.with_point(i % 24 + 1, "blue")
+            t0 = time.perf_counter()
+            board.show(state)
+            board.wait_shown(10)
+            times.append(time.perf_counter() - t0)
+        times.sort()
+        figures = {"rounds": len(times), "median_ms": round(statistics.median(times) * 1000, 3),
+                   "p99_ms": round(percentile(times, 99) * 1000, 3)}
+        benchmark.extra_info.update(figures)
+        print("\nshow() -> ACK through the driver thread:", figures)
+
+        def one():
+            board.show(STATE)
+            board.wait_shown(10)
+
+        benchmark.pedantic(one, rounds=50, iterations=1)
