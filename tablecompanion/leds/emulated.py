@@ -13,7 +13,7 @@ import time
 import serial
 
 from tablecompanion.leds.board import SerialLedBoard
-from tablecompanion.leds.layout import decode_led_bytes
+from tablecompanion.leds.layout import decode_led_bytes, led_names
 from tablecompanion.leds.link import READ_TIMEOUT_S
 from tablecompanion.leds.model import FirmwareModel
 from tablecompanion.leds.state import Light
@@ -125,6 +125,14 @@ class EmulatedLedBoard(SerialLedBoard):
     def displayed(self) -> list[tuple[int, int, int]]:
         """RGB of every LED right now (blink phase, host-lost pattern and power limit applied)."""
         return self.model.rgb()
+
+    def snapshot(self) -> list[dict]:
+        """Every LED as JSON-ready data for a dashboard: chain index, what it is (for this board's
+        orientation), colour and mode as held, and the RGB it shows at this instant."""
+        names = led_names(self.home)
+        rgb = self.displayed()
+        return [{"led": i, "name": names[i], "colour": light.colour, "mode": light.mode, "rgb": list(rgb[i])}
+                for i, light in enumerate(self.lights())]
 
     def press(self, button: str) -> None:
         self.model.press(button)

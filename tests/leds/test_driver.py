@@ -195,3 +195,15 @@ def test_a_state_the_board_rejects_is_not_resent_forever(board):
     board.show(STATE.with_point(1, "red"))
     assert board.wait_shown(10)
     assert board.lights()[layout.point_led(1)] == Light("red", "on")
+
+
+def test_snapshot_for_a_dashboard(board):
+    import json
+
+    board.show(LedState().with_point(6, "green"))
+    assert board.wait_shown(10)
+    snap = board.snapshot()
+    json.dumps(snap)
+    point6 = next(item for item in snap if item["name"] == "point 6")
+    assert point6["colour"] == "green" and point6["mode"] == "on" and point6["rgb"] == [0, 255, 0]
+    assert len(snap) == 41
