@@ -34,6 +34,7 @@ class FindBoardConfig:
     work_width: int = 640  # the frame is scaled to this width before searching
     min_area_fraction: float = 0.08  # a candidate quadrilateral covers at least this share of the frame
     max_candidates: int = 60  # quadrilaterals scored coarsely
+    triangle_levels: tuple[float, ...] = (20.0, 40.0, 60.0, 80.0)  # percentiles thresholded to find triangles
     refine_top_k: int = 3  # best coarse hypotheses refined...
     second_chance: float = 0.85  # ...when they score at least this share of the best one
     score_px_per_mm: float = 0.35  # resolution of the warped surface used for scoring
@@ -43,6 +44,7 @@ class FindBoardConfig:
     refine_fine_step_mm: float = 2.0  # first step of the fine refinement
     refine_min_step_mm: float = 0.5
     min_score: float = 0.3  # share of colour variance the board model explains; below it: no board
+    alternation_ref: float = 1.0  # alternation at which the search stops discounting a placement
     min_alternation: float = 0.7  # even vs odd triangle colours: contrast over spread; below it: no board
     min_aspect: float = 1.05  # the surface is wider than tall, even in perspective
     search_proportions: bool = True  # fit the bar width when no spec is given

@@ -72,8 +72,8 @@ class BoardFit:
 
     corners: np.ndarray
     proportions: Proportions
-    score: float
-    surface_score: float = 0.0
+    score: float  # Score.quality
+    explained: float = 0.0  # Score.total
     alternation: float = 0.0
 
 
@@ -124,6 +124,11 @@ class Score:
     total: float  # variance explained over the surface and the ring
     surface: float  # variance explained inside the surface only (the triangles and the bar)
     alternation: float  # colour contrast of even vs odd triangles relative to their spread
+
+    def quality(self, alternation_ref: float) -> float:
+        """What the search maximises: explained variance, discounted where the triangles do not
+        alternate (a plain rectangle on a contrasting table explains variance too, but is no board)."""
+        return self.total * min(1.0, max(self.alternation, 0.0) / alternation_ref)
 
 
 @lru_cache(maxsize=64)
@@ -243,6 +248,22 @@ def _triangle(contour: np.ndarray, min_area: float, max_area: float) -> np.ndarr
     return tri.astype(np.float64)
 
 
+def level_binarisations(bgr: np.ndarray, config: FindBoardConfig = DEFAULT_FIND_BOARD) -> list[np.ndarray]:
+    """Thresholds of brightness and of each colour axis at several levels: a board has three or more
+    colours (two kinds of triangle, the surface, the frame), so one Otsu split may join a triangle to
+    its neighbours while another level isolates it."""
+    lab = cv2.cvtColor(cv2.GaussianBlur(bgr, (3, 3), 0), cv2.COLOR_BGR2LAB)
+    out = []
+    for c in range(3):
+        channel = lab[..., c]
+        for q in config.triangle_levels:
+            level = float(np.percentile(channel, q))
+            binary = (channel > level).astype(np.uint8) * 255
+            out.append(binary)
+            out.append(255 - binary)
+    return out
+
+
 def triangle_quads(binaries: list[np.ndarray], shape: tuple[int, ...], config: FindBoardConfig = DEFAULT_FIND_BOARD) -> list[np.ndarray]:
     """Quadrilaterals around the points' triangles: the playing surface, whatever the frame looks like.
 
@@ -289,7 +310,7 @@ def candidate_quads(bgr: np.ndarray, config: FindBoardConfig = DEFAULT_FIND_BOAR
     min_area = config.min_area_fraction * w * h
     quads: list[tuple[float, np.ndarray]] = []
     binaries = _binarisations(bgr)
-    for quad in triangle_quads(binaries, bgr.shape, config):
+    for quad in triangle_quads(binaries + level_binarisations(bgr, config), bgr.shape, config):
         quads.append((2.0 * w * h, quad))  # triangles are the board's own mark: try them first
     for size in (7, max(9, int(0.06 * w) | 1)):
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (size, size))
@@ -350,9 +371,8 @@ def hypotheses(quad: np.ndarray, spec: BoardSpec) -> list[np.ndarray]:
 
 
 # --- refinement ------------------------------------------------------------------------------------
-def _objective(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float) -> float:
-    s = surface_score(image, quad, props, px_per_mm)
-    return s.total
+def _objective(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float, config: FindBoardConfig) -> float:
+    return surface_score(image, quad, props, px_per_mm).quality(config.alternation_ref)
 
 
 def refine(
@@ -366,7 +386,7 @@ def refine(
     """Coordinate descent on the 8 corner coordinates (and the proportions) maximising the score."""
     quad = fit.corners.copy()
     props = fit.proportions
-    best = _objective(image, quad, props, px_per_mm)
+    best = _objective(image, quad, props, px_per_mm, config)
     # image px per board mm along each side, to turn a step in mm into a step in px per corner
     sides = np.array([np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)])
     px_per_mm_img = float(np.mean([sides[0] / props.surface_width, sides[2] / props.surface_width, sides[1] / props.surface_height, sides[3] / props.surface_height]))
@@ -379,7 +399,7 @@ def refine(
             for sign in (1, -1):
                 trial = quad.copy()
                 trial.reshape(-1)[k] += sign * step * px_per_mm_img
-                value = _objective(image, trial, props, px_per_mm)
+                value = _objective(image, trial, props, px_per_mm, config)
                 if value > best + 1e-5:
                     best, quad, improved = value, trial, True
                     break
@@ -394,14 +414,36 @@ def refine(
                         changes["point_length"] = (props.surface_height - value_mm) / 2
                     trial_props = replace(props, **changes)
                     trial_quad = _rescale_quad(quad, props, trial_props)
-                    value = _objective(image, trial_quad, trial_props, px_per_mm)
+                    value = _objective(image, trial_quad, trial_props, px_per_mm, config)
                     if value > best + 1e-5:
                         best, props, quad, improved = value, trial_props, trial_quad, True
                         break
         if not improved:
             step /= 2
     final = surface_score(image, quad, props, px_per_mm)
-    return BoardFit(quad, props, final.total, final.surface, final.alternation)
+    return BoardFit(quad, props, final.quality(config.alternation_ref), final.total, final.alternation)
+
+
+def jump_points(image: np.ndarray, fit: BoardFit, px_per_mm: float, config: FindBoardConfig) -> BoardFit:
+    """Try moving each end of the surface by a whole point width: alternating triangles make a fit one
+    point off a local optimum (even and odd just swap) that small steps cannot leave."""
+    props = fit.proportions
+    model_to_image = cv2.getPerspectiveTransform(
+        rect_corners((0, 0, props.surface_width, props.surface_height)).astype(np.float32), fit.corners.astype(np.float32)
+    )
+    best = fit
+    pw = props.point_width
+    for left in (-1, 0, 1):
+        for right in (-1, 0, 1):
+            if left == right == 0:
+                continue
+            rect = (left * pw, 0, props.surface_width + right * pw, props.surface_height)
+            quad = apply_homography(model_to_image, rect_corners(rect))
+            s = surface_score(image, quad, props, px_per_mm)
+            q = s.quality(config.alternation_ref)
+            if q > best.score + 1e-4:
+                best = BoardFit(quad, props, q, s.total, s.alternation)
+    return best
 
 
 def _rescale_quad(quad: np.ndarray, old: Proportions, new: Proportions) -> np.ndarray:
@@ -446,7 +488,7 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
             if not _plausible(surface, small.shape, config):
                 continue
             s = surface_score(lab, surface, props0, config.score_px_per_mm)
-            scored.append(BoardFit(surface, props0, s.total, s.surface, s.alternation))
+            scored.append(BoardFit(surface, props0, s.quality(config.alternation_ref), s.total, s.alternation))
     if not scored:
         return None, scale
     scored.sort(key=lambda f: -f.score)
@@ -462,6 +504,11 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
         if best is not None and fit.score < config.second_chance * kept[0].score:
             break
         coarse = refine(lab, fit, config.score_px_per_mm, config.refine_initial_step_mm, config, free)
+        for _ in range(3):
+            jumped = jump_points(lab, coarse, config.score_px_per_mm, config)
+            if jumped is coarse:
+                break
+            coarse = refine(lab, jumped, config.score_px_per_mm, config.refine_initial_step_mm / 2, config, free)
         if best is None or coarse.score > best.score:
             best = coarse
     if best is not None:
@@ -494,7 +541,7 @@ def find_board(
     (the scale of a photo cannot be known, so mm are those of a standard board).
     """
     fit, scale = fit_board(frame, spec, config)
-    if fit is None or fit.score < config.min_score or fit.alternation < config.min_alternation:
+    if fit is None or fit.explained < config.min_score or fit.alternation < config.min_alternation:
         return None
     base = spec or BoardSpec()
     found_spec = fit.proportions.spec(base)
