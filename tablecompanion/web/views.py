@@ -341,7 +341,8 @@ def new_table():
     needs_token = bool(current_app.config.get("ADMIN_TOKEN"))
     if not needs_token and not is_loopback():
         return error_page(403, "Not from here", "Matches can be started only on the server's own machine."), 403
-    return render_template("new_table.html", needs_token=needs_token, form={})
+    prefill = {k: request.args[k] for k in ("player_x", "player_o", "match_length") if k in request.args}
+    return render_template("new_table.html", needs_token=needs_token, form=prefill)
 
 
 @bp.post("/tables")
