@@ -8,11 +8,13 @@ the right, as the CLI promises.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
-from tablecompanion.calibration import Calibration
+from tablecompanion.calibration import Calibration, CalibrationError
 from tablecompanion.calibration.find_board import find_board
 from tablecompanion.rules import Position
 from tablecompanion.rules.errors import RulesError
@@ -37,6 +39,33 @@ class BoardReading:
         out["position_id"] = position.position_id() if position is not None else None
         out["calibration"] = {"source": self.calibration.source, "home": self.calibration.geometry.home}
         return out
+
+    def describe(self) -> str:
+        """The reading as a person reads it: points top row then bottom row, bar, off, the Position ID."""
+        c = self.checkers
+        lines = [f"board found by {self.calibration.source}; points numbered for the bottom player, "
+                 f"home boards on the {self.calibration.geometry.home}"]
+        for label, row in (("top", range(13, 25)), ("bottom", range(12, 0, -1))):
+            cells = []
+            for point in row:
+                side, n = c.points[point]
+                mark = "?" if point in c.uncertain else ""
+                cells.append(f"{point}:{'-' if not n else f'{n}{side[0].upper()}'}{mark}")
+            lines.append(f"{label:>6}  " + " ".join(cells))
+        lines.append("   bar  " + ", ".join(f"{s} {c.bar.get(s, 0)}" for s in SIDES))
+        seen = "seen in trays" if c.off_seen else "inferred: 15 less those on the board"
+        lines.append("   off  " + ", ".join(f"{s} {c.off.get(s, 0)}" for s in SIDES) + f" ({seen})")
+        if c.uncertain:
+            lines.append(f"uncertain points: {', '.join(str(p) for p in sorted(c.uncertain))}")
+        bottom = self.bottom_side()
+        if bottom is not None:
+            lines.append(f"bottom player: {bottom} (the side further on its way home)")
+        position = self.bottom_position()
+        if position is not None:
+            lines.append(f"Position ID: {position.position_id()} (bottom player on roll)")
+        else:
+            lines.append("Position ID: none (not every checker is accounted for)")
+        return "\n".join(lines)
 
     def bottom_side(self) -> str | None:
         """The colour of the bottom player: the one whose checkers are further on their way home.
@@ -70,8 +99,11 @@ class BoardReading:
                 opponent[24 - own] = n  # the mover's point p is the opponent's 25 - p
         mover[24] = self.checkers.bar.get(mover_side, 0)
         opponent[24] = self.checkers.bar.get(other, 0)
-        uncertain = {p if mover_at == "bottom" else 25 - p for p in self.checkers.uncertain}
-        return BoardObservation(tuple(mover), tuple(opponent), frozenset(uncertain))
+        def own(points):
+            return frozenset(p if p == 25 or mover_at == "bottom" else 25 - p for p in points)
+
+        return BoardObservation(tuple(mover), tuple(opponent), own(self.checkers.uncertain),
+                                at_least=own(self.checkers.piles))
 
     def bottom_position(self) -> Position | None:
         """The board as a position with the bottom player on roll, when every count is sure and fits."""
@@ -100,5 +132,38 @@ def read_board(
                 "no board found in the frame: the board should fill a good part of the picture, "
                 "or give a calibration profile (tablecompanion calibrate)"
             )
-    warped = calibration.warp(frame, px_per_mm=config.px_per_mm)
+    try:
+        warped = warp_board(frame, calibration, config.px_per_mm)
+    except CalibrationError as exc:
+        raise BoardReadError(str(exc)) from None
     return BoardReading(read_checkers(warped, calibration.geometry, config), calibration)
+
+
+_MAPS: "OrderedDict[tuple[int, float], tuple[Calibration, np.ndarray, np.ndarray]]" = OrderedDict()
+MAP_CACHE_SIZE = 4
+
+
+def warp_board(frame: np.ndarray, calibration: Calibration, px_per_mm: float) -> np.ndarray:
+    """``calibration.warp`` in one remap: the pixel maps (lens and homography together) are computed once
+    per calibration and reused for every frame, which is what keeps a read of a live camera fast."""
+    h, w = frame.shape[:2]
+    if (w, h) != tuple(calibration.image_size):
+        return calibration.warp(frame, px_per_mm)  # raises the calibration's own clear error
+    key = (id(calibration), float(px_per_mm))
+    entry = _MAPS.get(key)
+    if entry is None or entry[0] is not calibration:
+        spec = calibration.spec
+        size = (int(np.ceil(spec.width * px_per_mm)), int(np.ceil(spec.height * px_per_mm)))
+        us, vs = np.meshgrid(np.arange(size[0], dtype=np.float64), np.arange(size[1], dtype=np.float64))
+        board = np.stack([us.ravel(), vs.ravel()], axis=1) / px_per_mm
+        image = calibration.board_to_image(board).astype(np.float32)
+        map_x = image[:, 0].reshape(size[1], size[0])
+        map_y = image[:, 1].reshape(size[1], size[0])
+        map1, map2 = cv2.convertMaps(map_x, map_y, cv2.CV_16SC2)
+        entry = (calibration, map1, map2)
+        _MAPS[key] = entry
+        while len(_MAPS) > MAP_CACHE_SIZE:
+            _MAPS.popitem(last=False)
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    return cv2.remap(frame, entry[1], entry[2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)

@@ -34,31 +34,36 @@ class BoardObservation:
     :attr:`Position.on_roll` (index i = own point i+1, index 24 = bar); borne off is what is missing.
 
     ``uncertain`` holds the mover's point numbers (1..24, 25 for the bar) whose counts the reader could
-    not vouch for (piles, occlusion); they are left out of the comparison.
+    not vouch for (occlusion, mixed colours); they are left out of the comparison. ``at_least`` holds
+    points whose count is a lower bound (a full row may carry a pile the camera sees as the row): a
+    candidate with at least that many checkers there matches.
     """
 
     mover: tuple[int, ...]
     opponent: tuple[int, ...]
     uncertain: frozenset[int] = field(default_factory=frozenset)
     confidence: float = 1.0
+    at_least: frozenset[int] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         for name in ("mover", "opponent"):
             counts = tuple(int(n) for n in getattr(self, name))
             if len(counts) != 25 or min(counts) < 0:
                 raise ValueError(f"{name} must be 25 non-negative counts (points 1..24 and the bar)")
-            if sum(counts) > CHECKERS:
-                raise ValueError(f"{name} has {sum(counts)} checkers on the board, more than {CHECKERS}")
+            if sum(counts) > 2 * CHECKERS:
+                raise ValueError(f"{name} has {sum(counts)} checkers on the board: not a reading of one board")
             object.__setattr__(self, name, counts)
-        object.__setattr__(self, "uncertain", frozenset(self.uncertain))
-        for point in self.uncertain:
-            if not 1 <= point <= 25:
-                raise ValueError(f"uncertain points are 1..24 or 25 (bar), not {point!r}")
+        for name in ("uncertain", "at_least"):
+            object.__setattr__(self, name, frozenset(getattr(self, name)))
+            for point in getattr(self, name):
+                if not 1 <= point <= 25:
+                    raise ValueError(f"{name} points are 1..24 or 25 (bar), not {point!r}")
 
     @classmethod
-    def from_position(cls, position: Position, uncertain: Iterable[int] = (), confidence: float = 1.0):
+    def from_position(cls, position: Position, uncertain: Iterable[int] = (), confidence: float = 1.0,
+                      at_least: Iterable[int] = ()):
         """The observation of a board that shows exactly ``position`` (mover = side on roll)."""
-        return cls(position.on_roll, position.opponent, frozenset(uncertain), confidence)
+        return cls(position.on_roll, position.opponent, frozenset(uncertain), confidence, frozenset(at_least))
 
     def position(self) -> Position:
         """The observed board as a position, mover on roll (raises if it is not a legal board)."""
@@ -98,12 +103,19 @@ def board_distance(result: Position, seen: BoardObservation) -> float:
     for point in range(1, 25):
         if point in seen.uncertain:
             continue
-        total += abs(mover[point - 1] - seen.mover[point - 1])
-        total += abs(opp[24 - point] - seen.opponent[24 - point])
+        total += _gap(mover[point - 1], seen.mover[point - 1], point in seen.at_least)
+        total += _gap(opp[24 - point], seen.opponent[24 - point], point in seen.at_least)
     if 25 not in seen.uncertain:
-        total += abs(mover[BAR_INDEX] - seen.mover[BAR_INDEX])
-        total += abs(opp[BAR_INDEX] - seen.opponent[BAR_INDEX])
+        total += _gap(mover[BAR_INDEX], seen.mover[BAR_INDEX], 25 in seen.at_least)
+        total += _gap(opp[BAR_INDEX], seen.opponent[BAR_INDEX], 25 in seen.at_least)
     return float(total)
+
+
+def _gap(expected: int, seen: int, lower_bound: bool) -> int:
+    """Checkers to change at one place; a lower-bound count matches any larger expected count."""
+    if lower_bound and expected >= seen:
+        return 0
+    return abs(expected - seen)
 
 
 def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation) -> Identification:
@@ -138,6 +150,7 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
 
 def describe_illegal(before: Position, dice: Sequence[int], seen: BoardObservation) -> tuple[str, str, tuple[int, ...]]:
     """What the player seems to have done (notation), why the rules refuse it, and the points involved."""
+    seen = _fill_piles(before, seen)
     problems = _opponent_changes(before, seen)
     sources, dests = _mover_changes(before, seen)
     if 0 in dests and any(seen.mover[6:]):
@@ -163,6 +176,26 @@ def describe_illegal(before: Position, dice: Sequence[int], seen: BoardObservati
     if play.result() != seen.position():
         return text, f"{play} was read, but a hit checker is not on the bar or one is there that was not hit", points
     return text, "the board matches no legal play", points
+
+
+def _fill_piles(before: Position, seen: BoardObservation) -> BoardObservation:
+    """Checkers a pile hides, put back where they must be: the opponent cannot lose checkers during the
+    mover's turn, and the mover can only bear off what a turn allows, so a deficit lies under the piles."""
+    if not seen.at_least:
+        return seen
+    counts = {"mover": list(seen.mover), "opponent": list(seen.opponent)}
+    totals = {"mover": CHECKERS - before.borne_off[0], "opponent": CHECKERS - before.borne_off[1]}
+    for who, arr in counts.items():
+        piles = []
+        for point in sorted(seen.at_least):
+            index = BAR_INDEX if point == 25 else (point - 1 if who == "mover" else 24 - point)
+            if arr[index]:
+                piles.append(index)
+        deficit = totals[who] - sum(arr)
+        bearing_off = who == "mover" and not any(before.on_roll[6:])
+        if len(piles) == 1 and deficit > 0 and not bearing_off:
+            arr[piles[0]] += deficit
+    return BoardObservation(tuple(counts["mover"]), tuple(counts["opponent"]), seen.uncertain, seen.confidence, seen.at_least)
 
 
 def _mover_changes(before: Position, seen: BoardObservation) -> tuple[list[int], list[int]]:

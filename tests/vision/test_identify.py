@@ -103,7 +103,7 @@ def test_observation_validates_counts():
     with pytest.raises(ValueError):
         BoardObservation((0,) * 24, (0,) * 25)
     with pytest.raises(ValueError):
-        BoardObservation((1,) * 25, (0,) * 25)
+        BoardObservation((2,) * 25, (0,) * 25)
     with pytest.raises(ValueError):
         BoardObservation((0,) * 25, (0,) * 25, uncertain={30})
 

@@ -1,0 +1,114 @@
+"""``tablecompanion board read|eval``: read the checkers in a photo, score the reader on simulator footage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("board", help="read the checkers on a board photo, score the board reader")
+    sub = p.add_subparsers(dest="board_command", metavar="VERB")
+
+    r = sub.add_parser(
+        "read",
+        help="read every checker in a photo of a board",
+        description="Print the position in a photo: per point (the bottom player's numbering, home boards "
+        "on the right unless the profile says otherwise), bar, borne off, and a gnubg Position ID when all "
+        "30 checkers are accounted for.",
+    )
+    r.add_argument("image", metavar="IMAGE")
+    r.add_argument("--profile", metavar="NAME", help="calibration profile to use (default: find the board in the photo)")
+    r.add_argument("--profiles-dir", metavar="DIR", help=argparse.SUPPRESS)
+    r.add_argument("--json", action="store_true",
+                   help='print {"points": {"1": {"side", "count"}, ...}, "bar", "off", "uncertain"}')
+    r.add_argument("--annotate", metavar="OUT", help="write a copy of the photo with what was read drawn on it")
+    r.set_defaults(func=_read)
+
+    e = sub.add_parser("eval", help="score board reading and play identification on simulated real matches")
+    e.add_argument("--matches", default=None, metavar="DIR", help="folder of .mat files (default ../shared/data/matches)")
+    e.add_argument("--limit-matches", type=int, default=3, help="how many matches to replay")
+    e.add_argument("--max-turns", type=int, default=None, help="at most this many turns per match")
+    e.add_argument("--styles", default="tournament,classic,leather", help="board styles, comma-separated")
+    e.add_argument("--cameras", default="default,tilted", help="camera presets, comma-separated")
+    e.add_argument("--illegal", type=float, default=0.05, help="share of turns replayed with an injected illegal play")
+    e.add_argument("--find-board", action="store_true", help="find the board in the first frame instead of using the true calibration")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--json", action="store_true")
+    e.add_argument("--failures", metavar="DIR", help="write frames that were misread here")
+    e.set_defaults(func=_eval)
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from tablecompanion.calibration import CalibrationError, load_profile
+    from tablecompanion.vision.board_annotate import annotate_reading
+    from tablecompanion.vision.board_reader import BoardReadError, read_board
+
+    path = Path(args.image)
+    if not path.is_file():
+        print(f"error: no such image: {path}", file=sys.stderr)
+        return 2
+    frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if frame is None:
+        print(f"error: cannot read {path} as an image (is it a JPEG/PNG?)", file=sys.stderr)
+        return 2
+    calibration = None
+    if args.profile:
+        try:
+            calibration = load_profile(args.profile, args.profiles_dir)
+        except CalibrationError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    try:
+        reading = read_board(frame, calibration)
+    except (BoardReadError, CalibrationError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.annotate:
+        out = Path(args.annotate)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            ok = cv2.imwrite(str(out), annotate_reading(frame, reading))
+        except (OSError, cv2.error) as exc:
+            ok = False
+            print(f"error: cannot write {out}: {exc}", file=sys.stderr)
+        if not ok:
+            print(f"error: cannot write {out} (use a .png or .jpg name in a writable folder)", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(reading.to_json(), indent=1))
+    else:
+        print(reading.describe())
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from tablecompanion.vision.board_eval import EvalError, evaluate_matches
+
+    try:
+        report = evaluate_matches(
+            matches_dir=args.matches,
+            limit_matches=args.limit_matches,
+            max_turns=args.max_turns,
+            styles=[s for s in args.styles.split(",") if s],
+            cameras=[c for c in args.cameras.split(",") if c],
+            illegal_share=args.illegal,
+            find_board=args.find_board,
+            seed=args.seed,
+            failures_dir=args.failures,
+            progress=None if args.json else lambda line: print(line, file=sys.stderr),
+        )
+    except EvalError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        for line in report["summary"]:
+            print(line)
+    return 0

@@ -1,0 +1,178 @@
+"""Waiting for a clear board: hands and arms over it are occlusion, and nothing is decided through them.
+
+A ``BoardWatcher`` is fed camera frames and emits a board reading only when the board has been clear and
+still for a while (debounced), and the reading has stayed the same over those frames:
+
+* motion: a small grey top-down view is compared with the previous frame's; a hand moving, a checker
+  being carried, dice rolling all change it;
+* an arm: people reach over the board from their own edge, so a change since the last clear board
+  over the frame band around the playing surface that runs in from the board's outer edge is an arm,
+  even when it holds still (a die or the cube put down on the frame does not reach the outer edge);
+* agreement: the checker counts must be the same in ``settle_frames`` consecutive clear frames.
+
+Only then is the reading passed on (``WatchEvent``), once per change of the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from tablecompanion.calibration.model import Calibration
+from tablecompanion.vision.board_reader import BoardReadError, BoardReading, read_board, warp_board
+from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig
+
+SMALL_PX_PER_MM = 0.25
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    """How clear and still the board must be, and for how long, before a reading counts."""
+
+    settle_frames: int = 6  # consecutive clear frames with the same reading
+    motion_level: float = 4.0  # mean |grey difference| (0..255) between frames above which the board is moving
+    motion_share: float = 0.004  # share of board pixels changed by more than ``pixel_change`` that is motion
+    pixel_change: float = 28.0  # grey change of one pixel that counts as a change
+    arm_share: float = 0.01  # share of the frame band / middle strip changed since the last clear board
+    blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
+
+
+@dataclass
+class WatchEvent:
+    """A stable reading of a clear board, with the frame index at which it became stable."""
+
+    frame_index: int
+    reading: BoardReading
+    frames_clear: int
+
+
+@dataclass
+class WatchState:
+    """What the watcher thinks of the current frame (for dashboards and tests)."""
+
+    frame_index: int
+    clear: bool
+    moving: bool
+    arm: bool
+    reason: str = ""
+
+
+@dataclass
+class BoardWatcher:
+    """Feed frames with :meth:`feed`; it returns a ``WatchEvent`` when a new stable reading appears."""
+
+    calibration: Calibration
+    config: WatchConfig = field(default_factory=WatchConfig)
+    checker_config: CheckerConfig = DEFAULT_CONFIG
+
+    def __post_init__(self) -> None:
+        self._previous: np.ndarray | None = None
+        self._reference: np.ndarray | None = None  # small grey view of the last clear board
+        self._candidate: tuple | None = None
+        self._count = 0
+        self._emitted: tuple | None = None
+        self._index = -1
+        self.state: WatchState | None = None
+        self.last: WatchEvent | None = None
+        self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
+
+    def reset(self) -> None:
+        """Forget the board (a new game set up, the camera moved): the next stable reading is emitted."""
+        self._previous = self._reference = self._candidate = self._emitted = None
+        self._count = 0
+
+    def feed(self, frame: np.ndarray) -> WatchEvent | None:
+        self._index += 1
+        if frame is None or not hasattr(frame, "shape") or frame.size == 0:
+            self.state = WatchState(self._index, False, False, False, "empty frame")
+            self._count = 0
+            return None
+        try:
+            small = _small_grey(frame, self.calibration)
+        except BoardReadError as exc:
+            self.state = WatchState(self._index, False, False, False, str(exc))
+            self._count = 0
+            return None
+        moving = self._moving(small)
+        arm = self._arm(small)
+        self._previous = small
+        if moving or arm:
+            self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
+            self._count = 0
+            self._candidate = None
+            return None
+        try:
+            reading = read_board(frame, self.calibration, self.checker_config)
+        except BoardReadError as exc:
+            self.state = WatchState(self._index, False, False, False, str(exc))
+            self._count = 0
+            return None
+        key = _reading_key(reading)
+        if key == self._candidate:
+            self._count += 1
+        else:
+            self._candidate, self._count = key, 1
+        self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
+        if self._count >= self.config.settle_frames:
+            self._reference = small
+            if key != self._emitted:
+                self._emitted = key
+                self.last = WatchEvent(self._index, reading, self._count)
+                return self.last
+        return None
+
+    def _moving(self, small: np.ndarray) -> bool:
+        if self._previous is None:
+            return False
+        diff = cv2.absdiff(small, self._previous)
+        board = self._masks["board"]
+        changed = float(np.mean(diff[board] > self.config.pixel_change))
+        return float(np.mean(diff[board])) > self.config.motion_level or changed > self.config.motion_share
+
+    def _arm(self, small: np.ndarray) -> bool:
+        """Something over the frame band or the middle strip that the last clear board did not have."""
+        if self._reference is None:
+            return False
+        diff = cv2.absdiff(small, self._reference)
+        watch = self._masks["watch"]
+        changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
+        if not changed.any():
+            return False
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
+        min_px = self.config.blob_mm2 * SMALL_PX_PER_MM**2
+        edge_labels = set(np.unique(labels[self._masks["edge"]]).tolist()) - {0}
+        big = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px)
+        return big / max(1, int(watch.sum())) > self.config.arm_share
+
+
+def _small_grey(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
+    warped = warp_board(frame, calibration, SMALL_PX_PER_MM)
+    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
+    return cv2.GaussianBlur(grey, (3, 3), 0.8)
+
+
+def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.ndarray]:
+    """Boolean masks on the small view: the whole board, the frame band where an arm shows but checkers
+    never rest, and the band's outer edge that an arm crosses."""
+    geo = calibration.geometry
+    spec = geo.spec
+    w, h = int(np.ceil(spec.width * px_per_mm)), int(np.ceil(spec.height * px_per_mm))
+
+    def rect_mask(rect) -> np.ndarray:
+        m = np.zeros((h, w), bool)
+        x0, y0, x1, y1 = (int(round(v * px_per_mm)) for v in rect)
+        m[max(0, y0):max(0, y1), max(0, x0):max(0, x1)] = True
+        return m
+
+    board = rect_mask(geo.outline)
+    inner = rect_mask(geo.surface) | rect_mask(geo.tray("bottom")) | rect_mask(geo.tray("top"))
+    band = board & ~inner
+    edge = board & ~rect_mask((4 / px_per_mm, 4 / px_per_mm, spec.width - 4 / px_per_mm, spec.height - 4 / px_per_mm))
+    return {"board": board, "watch": band, "edge": edge}
+
+
+def _reading_key(reading: BoardReading) -> tuple:
+    c = reading.checkers
+    return (tuple(sorted(c.points.items())), tuple(sorted(c.bar.items())))
