@@ -106,6 +106,10 @@ def test_operator_plays_turns_in_the_browser(driver, shots, tmp_path):
         driver.find_element(css, "#roll-btn").click()
         wait_text("#status-line", "Alice to play 6-3")
         assert text("#dice") == "6-3"
+        # only what makes sense now is enabled (the referee still checks everything)
+        assert driver.find_element(css, "#play-btn").is_enabled()
+        assert not driver.find_element(css, "#take-btn").is_enabled()
+        assert not driver.find_element(css, "#roll-btn").is_enabled()
         plays = [e.text for e in driver.find_elements(css, "#legal-plays .play-item")]
         assert "24/18 13/10" in plays
 
@@ -154,6 +158,8 @@ def test_operator_plays_turns_in_the_browser(driver, shots, tmp_path):
         # cube: Bob doubles, Alice takes
         driver.find_element(css, "#double-btn").click()
         wait_text("#status-line", "Alice to take or pass")
+        assert driver.find_element(css, "#take-btn").is_enabled()
+        assert not driver.find_element(css, "#double-btn").is_enabled()
         driver.find_element(css, "#take-btn").click()
         wait_text("#cube", "2 · Alice")
         driver.find_element(css, "#dice-input").send_keys("44")

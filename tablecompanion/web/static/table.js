@@ -28,6 +28,7 @@
       var el = $(ids[k]);
       if (el && html[k] !== undefined) el.innerHTML = html[k];
     });
+    updateControls(payload.table);
     state.plays = payload.plays || [];
     state.mover = payload.mover || null;
     state.board = payload.mover_board || null;
@@ -208,6 +209,28 @@
     mark(dests, "dest");
   }
 
+  /* ---- which controls make sense now (the referee still decides: this only greys the others out) ---- */
+  function updateControls(t) {
+    if (!cfg.operator || !t) return;
+    var a = t.awaiting, flag = t.open_flag, known = ["opening_roll", "roll_or_double", "roll", "play", "take_or_pass",
+      "resign_response", "match_over"].indexOf(a) >= 0;
+    var beaver = t.settings && t.settings.beaver;
+    var on = {
+      roll: ["opening_roll", "roll_or_double", "roll"].indexOf(a) >= 0,
+      play: a === "play" || !!flag,
+      double: a === "roll_or_double",
+      take: a === "take_or_pass", pass: a === "take_or_pass", beaver: a === "take_or_pass" && !!beaver,
+      resign: ["roll_or_double", "roll", "play"].indexOf(a) >= 0,
+      accept_resign: a === "resign_response", reject_resign: a === "resign_response",
+      accept_illegal: !!(flag && flag.can_accept),
+      void: !!t.dice, undo: (t.events || 0) > 0, new_game: t.status === "game_over"
+    };
+    document.querySelectorAll("#controls form[data-action]").forEach(function (form) {
+      var name = form.getAttribute("data-action"), enabled = !known || on[name] !== false;
+      form.querySelectorAll("button, input:not([type=hidden]), select").forEach(function (el) { el.disabled = !enabled; });
+    });
+  }
+
   /* ---- operator actions ---- */
   function send(body) {
     return fetch(cfg.actions_url, {
@@ -278,6 +301,6 @@
     board.addEventListener("mouseleave", function () { if (state.selected === null) clearMarks("dest"); });
     board.addEventListener("click", onClick);
   }
-  if (cfg.operator) wireControls();
+  if (cfg.operator) { wireControls(); updateControls(cfg.table); }
   connect();
 })();
