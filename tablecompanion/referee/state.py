@@ -113,19 +113,34 @@ def _dice_text(d) -> str:
 
 
 def clone_match(match: Match) -> Match:
-    """A copy of ``match`` sharing every immutable part (positions, cubes, finished games)."""
-    m = copy.copy(match)
-    m._score = list(match._score)
-    m.games = list(match.games)
-    m._frames = [copy.copy(f) for f in match._frames]
+    """A copy of ``match`` that shares only immutable parts (positions, cubes, finished games).
+
+    Generic on purpose: every list or dict attribute is copied one level deep and the current game is
+    cloned, so new attributes in the rules engine do not silently become shared between copies.
+    """
+    m = _shallow(match)
     m.game = clone_game(match.game)
     return m
 
 
 def clone_game(game):
-    g = copy.copy(game)
-    g.history = list(game.history)
-    return g
+    return _shallow(game)
+
+
+def _shallow(obj):
+    new = copy.copy(obj)
+    for name, value in vars(obj).items():
+        if isinstance(value, list):
+            setattr(new, name, [copy.copy(v) if _is_mutable_record(v) else v for v in value])
+        elif isinstance(value, dict):
+            setattr(new, name, dict(value))
+    return new
+
+
+def _is_mutable_record(value) -> bool:
+    """Plain mutable dataclass instances inside lists (a match's game frames) are copied too."""
+    params = getattr(type(value), "__dataclass_params__", None)
+    return params is not None and not params.frozen
 
 
 class TableState:

@@ -161,3 +161,31 @@ def test_sigkill_mid_match_loses_nothing(tmp_path):
         expected.act(a)
     assert ref.snapshot()["status"] == "match_over"
     _same(ref.snapshot(), expected.snapshot(), times=False)
+
+
+def test_concurrent_actions_on_one_table_are_serialised(tmp_path):
+    import threading
+
+    hall = Hall(tmp_path)
+    ref, _ = hall.create_table(TableSettings(players=("A", "B")))
+    ok, refused = [], []
+    barrier = threading.Barrier(8)
+
+    def roll(k):
+        barrier.wait()
+        try:
+            ref.act({"action": "roll", "dice": [k % 6 + 1, (k + 3) % 6 + 1]}, source="operator")
+            ok.append(k)
+        except RefereeError as exc:
+            refused.append(exc.status)
+
+    threads = [threading.Thread(target=roll, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # exactly the first non-tie opening roll wins; ties re-roll (also accepted); everything else is a 409
+    assert len(ok) + len(refused) == 8 and set(refused) <= {409}
+    events = hall.record.events("1")
+    assert len(events) == len(ok) and [e.n for e in events] == list(range(1, len(ok) + 1))
+    _same(Hall(tmp_path).get("1").snapshot(), ref.snapshot())

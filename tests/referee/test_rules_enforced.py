@@ -530,3 +530,26 @@ def test_public_history_hides_flags_and_corrected_plays(make_ref):
     # a snapshot is a copy: changing it does not change the table
     private[1]["play"] = "tampered"
     assert ref.snapshot()["history"][1]["play"] == "24/18 13/10"
+
+
+def test_jacoby_gammon_counts_single_while_the_cube_is_centred(make_ref):
+    ref = make_ref(match_length=0, jacoby=True)
+    start(ref)
+    ref.act({"action": "resign", "level": "gammon", "player": "O"})
+    out = ref.act({"action": "accept_resign"})
+    assert out[-1]["points"] == 1 and out[-1]["level"] == "single"
+    start(ref)
+    ref.act({"action": "double"})
+    ref.act({"action": "take"})
+    ref.act({"action": "resign", "level": "gammon", "player": "O"})
+    out = ref.act({"action": "accept_resign"})
+    assert out[-1]["points"] == 4  # the cube was turned: the gammon counts, at 2
+    assert ref.snapshot()["score"] == [5, 0]
+
+
+def test_backgammon_as_gammon(make_ref):
+    ref = make_ref(match_length=7, backgammon_as_gammon=True)
+    start(ref)
+    ref.act({"action": "resign", "level": "backgammon", "player": "O"})
+    out = ref.act({"action": "accept_resign"})
+    assert out[-1]["points"] == 2 and out[-1]["level"] == "gammon"
