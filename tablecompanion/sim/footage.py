@@ -589,6 +589,7 @@ def iter_match_frames(
     encode: bool = True,
     script: MatchScript | None = None,
     turns_out: list | None = None,
+    lighting_drift: float = 0.04,
 ) -> Iterator[tuple[np.ndarray, dict]]:
     """Yield (frame BGR uint8, truth) for a whole match, lazily: the demo plays this live.
 
@@ -596,7 +597,8 @@ def iter_match_frames(
     ``frame``, ``t``, ``game``, ``turn``, ``player``, ``phase``, ``board`` (X's and O's own 25-slot
     arrays as physically on the board, a checker in a hand excluded), ``in_hand``, ``dice``,
     ``cube``, ``hands`` and ``hand_mask``, and ``events``. ``turns_out`` (a list) receives the per-turn
-    records with exact positions as the replay passes them.
+    records with exact positions as the replay passes them. ``lighting_drift`` is the amplitude of the
+    slow exposure changes (auto-exposure, daylight) over the footage; 0 keeps it steady.
     """
     if fps <= 0:
         raise SimError(f"fps must be positive, got {fps}")
@@ -612,7 +614,9 @@ def iter_match_frames(
         while turns_out is not None and seen < len(director.turn_records):
             turns_out.append(director.turn_records[seen])
             seen += 1
-        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode)
+        t = index / fps
+        gain = 1.0 + lighting_drift * (math.sin(2 * math.pi * t / 17.0 + seed) * 0.7 + math.sin(2 * math.pi * t / 53.0) * 0.3)
+        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode, gain=gain)
         info = spec.info
         out = {
             "frame": index,
@@ -630,6 +634,7 @@ def iter_match_frames(
             "hands": truth["hands"],
             "hand_mask": truth["hand_mask"],
             "events": info["events"],
+            "exposure": round(gain, 4),
         }
         yield img, out
     while turns_out is not None and seen < len(director.turn_records):

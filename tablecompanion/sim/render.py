@@ -21,6 +21,7 @@ from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
 from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
 from tablecompanion.sim.hands import hand_points
+from tablecompanion.sim.errors import SimError
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
 
@@ -380,10 +381,13 @@ class Renderer:
         return hull, visible
 
     # --- per frame ----------------------------------------------------------------------------
-    def render(self, scene: Scene, seed: int = 0, encode: bool = True) -> tuple[np.ndarray, dict]:
-        """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth."""
+    def render(self, scene: Scene, seed: int = 0, encode: bool = True, gain: float = 1.0) -> tuple[np.ndarray, dict]:
+        """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth.
+
+        ``gain`` scales the exposure of this frame only (auto-exposure drift, passing clouds).
+        """
         if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
-            raise ValueError("scene does not match this renderer's board (home/style/markers)")
+            raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")
         rng = np.random.default_rng(seed)
         img = self.static_layer(scene).copy()
         truth = self._base_truth(scene)
@@ -408,6 +412,8 @@ class Renderer:
         else:
             truth["hand_mask"] = None
             truth["hands"] = []
+        if abs(gain - 1.0) > 1e-3:
+            img = cv2.convertScaleAbs(img, alpha=gain)
         img = self.finish(img, rng, encode=encode)
         truth["seed"] = seed
         return img, truth

@@ -52,9 +52,10 @@ def _read_back(frames):
     return plays, rolls, kinds
 
 
+@pytest.mark.slow
 def test_truth_round_trips_positions_and_events(match_path):
     turns = []
-    frames = [t for _, t in iter_match_frames(match_path, seed=3, camera=TINY, max_turns=14, encode=False, turns_out=turns)]
+    frames = [t for _, t in iter_match_frames(match_path, seed=3, camera=TINY, max_turns=12, encode=False, turns_out=turns)]
     plays, rolls, kinds = _read_back(frames)
     expected = _rules_plays(match_path)[: len(plays)]
     assert len(plays) >= 10
@@ -74,6 +75,7 @@ def test_truth_round_trips_positions_and_events(match_path):
     ][:3]
 
 
+@pytest.mark.slow
 def test_injected_void_rolls_and_illegal_plays_are_marked_and_corrected(match_path):
     frames = [t for _, t in iter_match_frames(
         match_path, seed=11, camera=TINY, max_turns=10, encode=False,
