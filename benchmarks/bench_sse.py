@@ -23,7 +23,6 @@ import random
 import re
 import selectors
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -7,9 +7,7 @@ real parts where the table runner supports them.
 
 from __future__ import annotations
 
-import argparse
 import logging
-import os
 import secrets
 import sys
 import time

@@ -7,7 +7,7 @@ SVG and the live updates can never disagree with the JSON API.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tablecompanion.rules.position import Position
 

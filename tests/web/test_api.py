@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from tablecompanion.referee.settings import TableSettings
 from tablecompanion.web import create_app
 
 from .conftest import TOKEN, make_hall
-from tablecompanion.referee.settings import TableSettings
 
 
 def snap(client, table_id="1"):
