@@ -108,6 +108,7 @@ def table_context(ref, public: bool) -> dict:
         "history_game": history_game(snap),
         "clock": clock_view(snap),
         "flags": [] if public else flag_rows(snap),
+        "last_line": last_line(snap),
         "off": {"X": model.off("X"), "O": model.off("O")},
         "mover_board": _mover_board(model, turn),
         "public": public,
@@ -192,12 +193,14 @@ def history_rows(snap: dict) -> list[dict]:
     rows = []
     for i, entry in enumerate(history):
         if isinstance(entry, str):
-            rows.append({"n": i, "who": "", "name": "", "text": entry, "kind": "", "flagged": False})
+            rows.append({"n": i, "who": "", "name": "", "text": entry, "kind": "", "flagged": False, "gnubg_id": ""})
             continue
         if not isinstance(entry, dict) or (game is not None and entry.get("game", game) != game):
             continue
         who = entry.get("player") or entry.get("actor") or ""
+        gid = f"{entry['position_id']}:{entry['match_id']}" if entry.get("position_id") and entry.get("match_id") else ""
         rows.append({"n": i, "who": who, "name": presenter.player_name(snap, who), "text": history_text(entry),
+                     "gnubg_id": gid,
                      "kind": entry.get("action") or entry.get("type") or "",
                      "flagged": bool(entry.get("illegal") or entry.get("flagged"))})
     return rows
@@ -222,6 +225,18 @@ def history_items(rows: list[dict]) -> Markup:
                if r["who"] else "")
         out.append(f'<li class="{cls}">{who}<span class="h-text">{escape(r["text"])}</span></li>')
     return Markup("".join(out))
+
+
+def last_line(snap: dict) -> str:
+    """The last thing that happened, for spectators: "Alice 6-3: 24/18 13/10" (never a flagged play)."""
+    for entry in reversed(snap.get("history") or []):
+        if not isinstance(entry, dict) or entry.get("illegal") or str(entry.get("action", "")).startswith("illegal"):
+            continue
+        if entry.get("action") in ("accept_illegal", "correction_out_of_time"):
+            continue
+        who = presenter.player_name(snap, entry.get("player"))
+        return f"{who} {history_text(entry)}".strip()
+    return ""
 
 
 def game_rows(snap: dict) -> list[dict]:

@@ -120,6 +120,7 @@ def test_display_has_no_flags_and_no_controls(client, op):
     assert "flag" not in display.lower()
     assert "<form" not in display and "<button" not in display and "<input" not in display
     assert "24/15 13/4" not in display
+    assert re.search(r'id="last-line">Alice wins the opening roll 6-3<', display)  # not the flagged play
 
 
 def test_board_svg_draws_every_checker(client, op):
