@@ -91,6 +91,10 @@ def normalize_action(action: Any) -> tuple[str, dict]:
     player = _player(action.get("player"))
     if player is not None:
         payload["player"] = player
+    if action.get("member") is not None:
+        if kind not in ("take", "pass"):
+            raise BadActionError("'member' names the chouette team member who takes or passes the box's double")
+        payload["member"] = _text(action.get("member"), "member")
     if kind == "roll":
         payload["dice"] = _dice(action.get("dice"))
     elif kind in ("play", "correct"):
@@ -396,6 +400,8 @@ class Referee:
         from tablecompanion.record.export import export_mat
 
         with self._lock:
+            if self.settings.chouette:
+                raise NotAllowedError("a chouette has no .mat file (the format holds two players)")
             try:
                 return export_mat(self._state)
             except ExportError as exc:

@@ -82,8 +82,11 @@ class TableSettings:
     home: str = "right"
     dice_sets: tuple[str, str] | None = None  # names of X's and O's dice sets, for dice statistics
     cube_limit: int | None = None
+    chouette: tuple[str, ...] | None = None  # 3+ names, box first then the team in order (money play)
 
     def __post_init__(self) -> None:
+        if self.chouette is not None:
+            self._check_chouette()
         players = self.players
         if isinstance(players, list):
             players = tuple(players)
@@ -135,6 +138,20 @@ class TableSettings:
         if cl is not None and (isinstance(cl, bool) or not isinstance(cl, int) or cl < 2 or cl & (cl - 1)):
             raise SettingsError(f"cube_limit is a power of two of at least 2, or null, not {cl!r}")
 
+    def _check_chouette(self) -> None:
+        names = self.chouette
+        if not isinstance(names, (list, tuple)) or len(names) < 3:
+            raise SettingsError("a chouette needs at least three players: box first, then the team in order")
+        names = tuple(n.strip() if isinstance(n, str) else n for n in names)
+        if any(not isinstance(n, str) or not n or len(n) > MAX_NAME for n in names) or len(set(names)) != len(names):
+            raise SettingsError(f"chouette players need distinct names of 1 to {MAX_NAME} characters")
+        if self.match_length != 0:
+            raise SettingsError("a chouette is money play: match_length must be 0")
+        if self.beaver:
+            raise SettingsError("beavers are not played in a chouette")
+        object.__setattr__(self, "chouette", names)
+        object.__setattr__(self, "players", (names[0], names[1]))
+
     @property
     def money(self) -> bool:
         return self.match_length == 0
@@ -143,6 +160,7 @@ class TableSettings:
         d = asdict(self)
         d["players"] = list(self.players)
         d["dice_sets"] = list(self.dice_sets) if self.dice_sets else None
+        d["chouette"] = list(self.chouette) if self.chouette else None
         return d
 
     @classmethod

@@ -150,16 +150,22 @@ class TableState:
         self.table_id = table_id
         self.settings = settings
         s = settings
-        self.match = Match(
-            s.match_length,
-            s.players,
-            crawford=s.crawford,
-            jacoby=s.jacoby,
-            beaver=s.beaver,
-            automatic_doubles=s.automatic_doubles,
-            backgammon_as_gammon=s.backgammon_as_gammon,
-            cube_limit=s.cube_limit,
-        )
+        if s.chouette:
+            from .chouette import ChouetteMatch
+
+            self.match = ChouetteMatch(s.chouette, jacoby=s.jacoby, automatic_doubles=s.automatic_doubles,
+                                       backgammon_as_gammon=s.backgammon_as_gammon)
+        else:
+            self.match = Match(
+                s.match_length,
+                s.players,
+                crawford=s.crawford,
+                jacoby=s.jacoby,
+                beaver=s.beaver,
+                automatic_doubles=s.automatic_doubles,
+                backgammon_as_gammon=s.backgammon_as_gammon,
+                cube_limit=s.cube_limit,
+            )
         self.flag: Flag | None = None
         self.flags: list[Flag] = []  # every flag of the match, newest last
         self.history: list[dict] = []
@@ -173,7 +179,7 @@ class TableState:
     # -- copying ----------------------------------------------------------------------------------
     def clone(self) -> "TableState":
         s = copy.copy(self)
-        s.match = clone_match(self.match)
+        s.match = self.match.clone() if hasattr(self.match, "clone") else clone_match(self.match)
         s.flags = [copy.copy(f) for f in self.flags]
         s.flag = None
         if self.flag is not None:
@@ -245,7 +251,7 @@ class TableState:
     def _name(self, player: str | None) -> str:
         if player not in ("X", "O"):
             return "nobody"
-        return self.settings.players[0 if player == "X" else 1]
+        return self.match.players[0 if player == "X" else 1]
 
     def _after_games(self, games_before: int, ev: Event) -> list[dict]:
         out = []
@@ -285,9 +291,14 @@ class TableState:
         except Exception:  # noqa: BLE001 - the XGID encoder is optional in the rules core
             pass
 
-    def _match_apply(self, action) -> None:
+    def _match_apply(self, action, member: str | None = None) -> None:
+        if member is not None and not self.settings.chouette:
+            raise BadActionError("'member' is only for the team of a chouette")
         try:
-            self.match.apply(action)
+            if member is not None:
+                self.match.apply(action, member=member)
+            else:
+                self.match.apply(action)
         except ActionError as exc:
             raise NotAllowedError(self._named(str(exc))) from None
 
@@ -590,11 +601,14 @@ class TableState:
         else:
             out = []
         actor = self.game.actor
-        self._match_apply(action)
+        member = ev.payload.get("member")
+        self._match_apply(action, member)
         game = self.game
         extra: dict = {}
         if ev.kind == "resign":
             extra["level"] = action.level
+        if member is not None:
+            extra["member"] = member
         if ev.kind in ("double", "beaver"):
             extra["cube"] = game.cube_value * 2
         elif ev.kind == "take":
@@ -602,7 +616,7 @@ class TableState:
         who = action.player or actor
         entry = self._history(ev, ev.kind, who, **extra)
         self._stamp(entry)
-        d = {"decision": decision, "player": who, **extra, "message": f"{self._name(who)} {verb}"}
+        d = {"decision": decision, "player": who, **extra, "message": f"{member or self._name(who)} {verb}"}
         if ev.kind in ("double", "beaver"):
             d["message"] += f" to {extra['cube']}"
         if ev.kind == "resign":
@@ -705,21 +719,21 @@ class TableState:
         s = self.settings
         snap = {
             "id": self.table_id,
-            "players": {"X": s.players[0], "O": s.players[1]},
+            "players": {"X": m.players[0], "O": m.players[1]},
             "position_id": pos.position_id(),
             "match_id": m.match_id(),
             "gnubg_id": f"{pos.position_id()}:{m.match_id()}",
             "xgid": xgid,
             "turn": turn,
             "actor": self.actor(),
-            "awaiting": "match_over" if self.match_over else game.awaiting,
+            "awaiting": "match_over" if self.match_over else getattr(m, "awaiting", game.awaiting),
             "dice": list(game.dice) if game.dice else None,
             "legal_plays": [str(p) for p in game.legal_plays()] if not self.match_over else [],
             "cube": {"value": game.cube_value, "owner": game.cube_owner},
             "double_offered": game.double_offered,
             "resignation": ({"player": game.resigner, "level": game.resignation_offered}
                             if game.resignation_offered else None),
-            "score": list(m._score),
+            "score": list(m.score_pair) if hasattr(m, "score_pair") else list(m._score),
             "match_length": s.match_length,
             "crawford": m.crawford_state,
             "pips": [pip_x, pip_o],
@@ -734,6 +748,7 @@ class TableState:
             "move_policy": s.move_policy,
             "settings": s.to_dict(),
             "voids": self.voids,
+            "chouette": m.summary() if hasattr(m, "summary") else None,
         }
         if not public:
             snap["flags"] = [f.to_dict(s) for f in self.flags]
