@@ -232,8 +232,8 @@ def last_line(snap: dict) -> str:
     for entry in reversed(snap.get("history") or []):
         if not isinstance(entry, dict) or entry.get("illegal") or str(entry.get("action", "")).startswith("illegal"):
             continue
-        if entry.get("action") in ("accept_illegal", "correction_out_of_time"):
-            continue
+        if entry.get("action") in ("accept_illegal", "correction_out_of_time", "roll"):
+            continue  # a roll is already in the status line
         who = presenter.player_name(snap, entry.get("player"))
         return f"{who} {history_text(entry)}".strip()
     return ""
