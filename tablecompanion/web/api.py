@@ -37,7 +37,7 @@ ACTIONS = {
 OPTIONAL_FIELDS = {"dice", "play", "level", "reason", "position_id", "note", "player", "board", "to"}
 RESIGN_LEVELS = ("single", "gammon", "backgammon")
 MAX_BODY = 16 * 1024
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1", "localhost"}
 
 
 class ApiError(Exception):
