@@ -145,6 +145,7 @@ def pose_die(die, geo: BoardGeometry, roller: str, checkers, avoid, rng: np.rand
     s = geo.spec.die_size
     r_check = geo.spec.checker_diameter / 2
     yaw = math.radians(die.yaw) if die.yaw is not None else rng.uniform(0, 2 * math.pi)
+    roller = die.thrower or roller
     rh = geo.right_hand_board(roller)
     state = die.state
     notes: dict = {}
@@ -181,7 +182,7 @@ def pose_die(die, geo: BoardGeometry, roller: str, checkers, avoid, rng: np.rand
         if not checkers:
             raise SimError(f"a die {state} needs a checker on the board")
         cx, cy, ctop, _layer = _nearest_checker(checkers, rh, die, rng)
-        notes["checker_mm"] = [round(cx, 2), round(cy, 2)]
+        notes["checker_mm"] = [round(float(cx), 2), round(float(cy), 2)]
         if state == "on-checker":
             ox, oy = rng.uniform(-6, 6, 2)
             R = rot_axis((0, 0, 1), yaw) @ value_up(die.value)

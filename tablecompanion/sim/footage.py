@@ -353,12 +353,13 @@ class _Director:
                 state = str(self.rng.choice(NOT_FLAT))
             elif self.rng.random() < self.inject["misplaced"]:
                 state = str(self.rng.choice(MISPLACED))
-            dice = self.make_dice(p, (d1, d2), state)
+            dice = self.make_dice(p, (d1, d2), state, opening=turn.opening)
             yield from self.throw(p, dice)
             void = state != "flat"
             self.state["phase"] = "settled"
+            extra = {"by_player": {p: max(d1, d2), _other(p): min(d1, d2)}} if turn.opening else {}
             self.event("roll_settled", player=p, dice=[d1, d2], valid=not void,
-                       states=[d.state for d in dice], opening=turn.opening)
+                       states=[d.state for d in dice], opening=turn.opening, **extra)
             if void:
                 self.event("roll_void", player=p, reason=state)
             for _ in range(self.n(T_SETTLED)):
@@ -437,14 +438,21 @@ class _Director:
         return tuple(own) + tuple(opp) in results
 
     # -- dice --------------------------------------------------------------------------------------
-    def make_dice(self, player: str, values, state: str) -> list[Die]:
-        style = DICE_STYLE[self.table.colour[player]]
+    def make_dice(self, player: str, values, state: str, opening: bool = False) -> list[Die]:
+        """The dice of a throw. At the opening each player throws one die into their own right-hand
+        board: the starter's (the higher) and the other player's."""
         seeds = self.rng.integers(0, 2**31, 2)
         which = int(self.rng.integers(0, 2))
+        if opening:
+            hi, lo = max(values), min(values)
+            throwers = [(player, hi), (_other(player), lo)]
+        else:
+            throwers = [(player, v) for v in values]
         dice = []
-        for i, v in enumerate(values):
+        for i, (who, v) in enumerate(throwers):
             st = state if i == which else "flat"
-            dice.append(Die(int(v), st, style=style, pose_seed=int(seeds[i])))
+            dice.append(Die(int(v), st, style=DICE_STYLE[self.table.colour[who]], pose_seed=int(seeds[i]),
+                            thrower=self.table.side(who) if opening else None))
         return dice
 
     def throw(self, player: str, dice: list[Die]) -> Iterator[FrameSpec]:
@@ -452,9 +460,9 @@ class _Director:
         scene = self.table.scene(player, dice)
         finals = self.r.pose_dice(scene)
         n = self.n(T_THROW)
-        side = self.table.side(player)
         starts, spins = [], []
         for die, pose, _ in finals:
+            side = die.thrower or self.table.side(player)
             sx = pose.centre[0] + self.rng.uniform(-40, 40)
             sy = (self.spec.height + 30) if side == "bottom" else -30.0
             starts.append((sx, sy, 70.0))
@@ -478,7 +486,7 @@ class _Director:
                 lifted = rest_on(R, x, y, self.spec.die_size, floor=-h)
                 pts.append((x, y, float(lifted.centre[2])))
                 rolling.append(Die(die.value, "rolling", x=x, y=y, height=h, style=die.style,
-                                   rotation=tuple(map(tuple, R))))
+                                   rotation=tuple(map(tuple, R)), thrower=die.thrower))
             px = self.r.model.project(np.array(pts))
             if prev_px is not None:
                 motion = (px - prev_px) * 0.5
@@ -487,16 +495,20 @@ class _Director:
             yield self.frame(player, rolling)
 
     def pick_up_dice(self, player: str, dice, void: bool = False) -> Iterator[FrameSpec]:
+        """The roller's hand collects the dice one after the other, then goes back."""
         self.state["phase"] = "pickup"
-        if dice:
-            poses = self.r.pose_dice(self.table.scene(player, dice))
-            cx = float(np.mean([p.centre[0] for _, p, _ in poses]))
-            cy = float(np.mean([p.centre[1] for _, p, _ in poses]))
-            yield from self.hand_travel(player, self.rest_xy(player), (cx, cy), self.n(T_REACH), dice)
+        here = self.rest_xy(player)
+        left = list(dice)
+        if left:
+            poses = {id(d): p for d, (_, p, _) in zip(left, self.r.pose_dice(self.table.scene(player, left)))}
+            while left:
+                die = min(left, key=lambda d: math.dist(here, poses[id(d)].centre[:2]))
+                target = tuple(float(v) for v in poses[id(die)].centre[:2])
+                yield from self.hand_travel(player, here, target, self.n(T_REACH if here == self.rest_xy(player) else T_GRAB * 3), left)
+                left = [d for d in left if d is not die]
+                here = target
             self.event("dice_picked_up", player=player, void=void)
-        else:
-            cx, cy = self.rest_xy(player)
-        yield from self.hand_travel(player, (cx, cy), self.rest_xy(player), self.n(T_RETREAT), ())
+        yield from self.hand_travel(player, here, self.rest_xy(player), self.n(T_RETREAT), ())
 
     def hand_travel(self, player, a, b, n, dice, holding=None, hand_player=None) -> Iterator[FrameSpec]:
         hp = hand_player or player

@@ -576,7 +576,7 @@ class Renderer:
         top_centre = self.model.project((pose.centre + np.array([0, 0, -self.spec.die_size / 2]))[None])[0]
         flat = die.state == "flat"
         footprint = pose.vertices()[:, :2]
-        rh = self.geo.right_hand_board(scene.roller)
+        rh = self.geo.right_hand_board(die.thrower or scene.roller)
         inside = all(in_rect(rh, px, py) for px, py in footprint)
         up = np.array([0.0, 0.0, -1.0])
         top_normal = pose.R @ np.array(FACE_NORMALS[pose.top_value()], float)
@@ -588,11 +588,12 @@ class Renderer:
             "state": die.state,
             "valid": bool(flat and inside),
             "style": die.style,
+            "thrower": die.thrower or scene.roller,
             "centre_px": _r(outline.mean(axis=0)),
             "top_centre_px": _r(top_centre),
             "outline_px": _r(outline),
             "board_mm": _r((x, y)),
-            "height_mm": round(float(-pose.vertices()[:, 2].max()), 2),
+            "height_mm": round(max(0.0, float(-pose.vertices()[:, 2].max())), 2) + 0.0,
             **notes,
         }
 

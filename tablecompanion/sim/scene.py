@@ -36,7 +36,8 @@ class Die:
     ``rotation`` (a 3x3 nested tuple, die frame to world) overrides the value-up orientation, for dice
     tumbling in the air (``state="rolling"``); ``height`` lifts the die off the surface (mm);
     ``motion_px`` is how far the die moves across the picture during the exposure (motion blur);
-    ``pose_seed`` makes the renderer's placement choices the same in every frame.
+    ``pose_seed`` makes the renderer's placement choices the same in every frame; ``thrower`` (bottom/top)
+    overrides the scene's roller for this die (the opening roll: one die in each player's board).
     """
 
     value: int
@@ -50,6 +51,7 @@ class Die:
     rotation: tuple | None = None
     motion_px: tuple[float, float] = (0.0, 0.0)
     pose_seed: int | None = None  # fixes the placement's random choices (footage: stable across frames)
+    thrower: str | None = None  # bottom/top: whose right-hand board it belongs in (default: the scene's roller)
 
     def __post_init__(self) -> None:
         if self.value not in range(1, 7):
@@ -58,6 +60,8 @@ class Die:
             raise SimError(f"unknown die state {self.state!r}; choose from {', '.join(DIE_STATES)}")
         if self.style not in DIE_STYLES:
             raise SimError(f"unknown dice style {self.style!r}; choose from {', '.join(DIE_STYLES)}")
+        if self.thrower is not None and self.thrower not in SIDES:
+            raise SimError(f"a die's thrower is bottom or top, got {self.thrower!r}")
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,12 @@ def test_truth_round_trips_positions_and_events(match_path):
     for t in frames:
         for p in ("X", "O"):
             assert sum(t["board"][p]) <= 15
+    # The opening roll: one die in each player's right-hand board, each valid there.
+    first = next(t for t in frames if any(e["type"] == "roll_settled" for e in t["events"]))
+    ev = next(e for e in first["events"] if e["type"] == "roll_settled")
+    assert ev["opening"] and sorted(ev["by_player"].values()) == sorted(ev["dice"])
+    assert sorted(d["thrower"] for d in first["dice"]) == ["bottom", "top"]
+    assert all(d["valid"] for d in first["dice"])
     assert [(r["player"], r["play"]) for r in turns if r["kind"] == "roll"][:3] == [
         (tt.player, tt.play) for tt in script_match(match_path).turns if tt.kind == "roll"
     ][:3]
