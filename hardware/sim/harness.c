@@ -48,6 +48,21 @@ static unsigned nbits;
 static int level;
 static avr_cycle_count_t rise;
 static avr_irq_t *button_irq[BUTTONS];
+static uint8_t button_levels = ((1 << BUTTONS) - 1) << BUTTON_PIN0; /* 1 = released */
+
+/* Drive a button pin as the outside world does. The level is also registered as the port's
+ * "external" value: simavr re-applies the internal pull-up to every input pin on each PORTD write
+ * (the WS2812 output writes PORTD thousands of times per refresh), which would otherwise release a
+ * held button. */
+static void set_button(int b, int pressed)
+{
+    uint8_t bit = 1 << (BUTTON_PIN0 + b);
+    button_levels = pressed ? button_levels & ~bit : button_levels | bit;
+    avr_ioport_external_t ext = {.name = DATA_PORT, .mask = ((1 << BUTTONS) - 1) << BUTTON_PIN0,
+                                 .value = button_levels};
+    avr_ioctl(avr, AVR_IOCTL_IOPORT_SET_EXTERNAL(DATA_PORT), &ext);
+    avr_raise_irq(button_irq[b], !pressed);
+}
 
 /* Keep simulated time on the wall clock. simavr's default sleep batches sleeps of >= 200 us and
  * never makes up for oversleeping, so on a loaded machine each received byte (40 us at 250000 baud)
@@ -278,7 +293,7 @@ static avr_cycle_count_t release_button(struct avr_t *a, avr_cycle_count_t when,
     (void)a;
     (void)when;
     int b = (int)(intptr_t)param;
-    avr_raise_irq(button_irq[b], 1);
+    set_button(b, 0);
     printf("RELEASED %d\n", b);
     fflush(stdout);
     return 0;
@@ -288,7 +303,7 @@ static void command(char *line)
 {
     int b;
     if (sscanf(line, "press %d", &b) == 1 && b >= 0 && b < BUTTONS) {
-        avr_raise_irq(button_irq[b], 0);
+        set_button(b, 1);
         printf("PRESSED %d\n", b);
         fflush(stdout);
         avr_cycle_timer_register_usec(avr, 80000, release_button, (void *)(intptr_t)b);
@@ -389,7 +404,7 @@ int main(int argc, char **argv)
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(DATA_PORT), DATA_PIN), data_pin, NULL);
     for (int b = 0; b < BUTTONS; b++) {
         button_irq[b] = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(DATA_PORT), BUTTON_PIN0 + b);
-        avr_raise_irq(button_irq[b], 1); /* released: the pull-up holds the pin high */
+        set_button(b, 0); /* released: the pull-up holds the pin high */
     }
 
     avr->sleep = sleep_to_wall_clock;
