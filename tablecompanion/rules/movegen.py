@@ -63,28 +63,50 @@ def generate(b: list[int], o: list[int], d1: int, d2: int) -> dict:
 
 
 def _non_doubles(b, o, d1, d2):
+    """Both orders of the two dice; plays reaching the same position are kept once.
+
+    Away from the bar and the bear-off the second die's steps after a first step are the
+    second die's steps before it, less those from a point the first step emptied, plus one from
+    the point it newly occupied; only near the end of the race is the board scanned again.
+    """
     both: dict = {}
     single_hi: dict = {}
     single_lo: dict = {}
+    hi = 24
+    while hi and not b[hi]:
+        hi -= 1
+    fast = not b[25] and hi > 6
     for first, second, singles in ((d1, d2, single_hi), (d2, d1, single_lo)):
-        for s, t in single_moves(b, o, first):
+        firsts = single_moves(b, o, first)
+        if not firsts:
+            continue
+        base2 = single_moves(b, o, second) if fast else None
+        for s, t in firsts:
             # play the first step
             b[s] -= 1
             b[t] += 1
-            hit1 = t > 0 and o[t] == 1
-            if hit1:
+            if t and o[t] == 1:
+                hit1 = True
                 o[t] = 0
                 o[0] += 1
                 mask1 = 1 << t
             else:
+                hit1 = False
                 mask1 = 0
             step1 = (s, t, first, hit1)
-            seconds = single_moves(b, o, second)
+            if fast and (s != hi or b[s] or _still_out(b, hi)):
+                seconds = [m for m in base2 if m[0] != s] if not b[s] else list(base2)
+                if b[t] == 1:
+                    t2 = t - second
+                    if t2 > 0 and o[t2] < 2:
+                        seconds.append((t, t2))
+            else:
+                seconds = single_moves(b, o, second)
             if seconds:
                 for s2, t2 in seconds:
                     b[s2] -= 1
                     b[t2] += 1
-                    if t2 > 0 and o[t2] == 1:
+                    if t2 and o[t2] == 1:
                         key = (tuple(b), mask1 | (1 << t2))
                         if key not in both:
                             both[key] = (step1, (s2, t2, second, True))
@@ -109,43 +131,133 @@ def _non_doubles(b, o, d1, d2):
     return single_hi or single_lo
 
 
-def _doubles(b, o, d):
-    """Doubles: steps are searched in non-increasing order of source point, which reaches every
-    multiset of steps exactly once (a higher checker's step never makes a lower one illegal)."""
-    found: list[dict] = [{}, {}, {}, {}, {}]
-    best = [0]
-    steps: list = []
+def _still_out(b, hi):
+    """True while a checker stays outside the home board (points 7..hi)."""
+    p = hi
+    while p > 6:
+        if b[p]:
+            return True
+        p -= 1
+    return False
 
-    def search(depth: int, max_source: int, mask: int) -> None:
+
+def _doubles(b, o, d):
+    """Doubles: enter from the bar first (forced), then search the remaining steps in
+    non-increasing order of source point. That order reaches every multiset of steps exactly once:
+    a step from a higher point never makes a step from a lower point illegal. Landing points are
+    fixed for the whole play (a hit only empties a blot's point), so they are computed once."""
+    entering = b[25]
+    steps: list = []
+    mask = 0
+    left = 4
+    if entering:
+        t = 25 - d
+        if o[t] >= 2:
+            return {}
+        n = entering if entering < 4 else 4
+        b[25] -= n
+        b[t] += n
+        if o[t] == 1:
+            o[t] = 0
+            o[0] += 1
+            mask = 1 << t
+            steps.append((25, t, d, True))
+            steps.extend([(25, t, d, False)] * (n - 1))
+        else:
+            steps.extend([(25, t, d, False)] * n)
+        left = 4 - n
+        if b[25] or not left:
+            key = (tuple(b), mask)
+            found = {key: tuple(steps)}
+        else:
+            found = _doubles_search(b, o, d, left, steps, mask)
+        # undo the entries
+        b[t] -= n
+        b[25] += n
+        if mask:
+            o[t] = 1
+            o[0] -= 1
+        return found
+    return _doubles_search(b, o, d, 4, steps, 0)
+
+
+def _doubles_search(b, o, d, moves_left, prefix, mask0):
+    open_ = [n < 2 for n in o]
+    found: dict = {}
+    best = [len(prefix)]  # most steps in a recorded play
+    steps = list(prefix)
+    full = len(prefix) + moves_left
+
+    def search(left: int, max_source: int, mask: int) -> None:
+        # ``left`` >= 1 here: a node with no step left is recorded by its parent
+        hi = 24
+        while not b[hi]:
+            hi -= 1
+            if not hi:
+                break
+        s = max_source if max_source < hi else hi
         moved = False
-        if depth < 4:
-            for s, t in single_moves(b, o, d):
-                if s > max_source:
+        stop = 0 if hi <= 6 else d
+        last = left == 1
+        while s > stop:
+            if b[s]:
+                t = s - d
+                if t > 0:
+                    if not open_[t]:
+                        s -= 1
+                        continue
+                elif t < 0 and s != hi:
+                    s -= 1
                     continue
+                else:
+                    t = 0
                 moved = True
                 b[s] -= 1
                 b[t] += 1
-                hit = t > 0 and o[t] == 1
-                if hit:
+                if t and o[t] == 1:
                     o[t] = 0
                     o[0] += 1
-                    steps.append((s, t, d, True))
-                    search(depth + 1, s, mask | (1 << t))
+                    if last:
+                        key = (tuple(b), mask | (1 << t))
+                        if key not in found:
+                            found[key] = (*steps, (s, t, d, True))
+                    else:
+                        steps.append((s, t, d, True))
+                        search(left - 1, s, mask | (1 << t))
+                        steps.pop()
                     o[t] = 1
                     o[0] -= 1
                 else:
-                    steps.append((s, t, d, False))
-                    search(depth + 1, s, mask)
-                steps.pop()
+                    if last:
+                        key = (tuple(b), mask)
+                        if key not in found:
+                            found[key] = (*steps, (s, t, d, False))
+                    else:
+                        steps.append((s, t, d, False))
+                        search(left - 1, s, mask)
+                        steps.pop()
                 b[t] -= 1
                 b[s] += 1
-        if not moved and depth >= best[0] and depth:
-            if depth > best[0]:
-                best[0] = depth
-            bucket = found[depth]
-            key = (tuple(b), mask)
-            if key not in bucket:
-                bucket[key] = tuple(steps)
+            s -= 1
+        if last and moved:
+            if best[0] < full:
+                best[0] = full
+                # plays of fewer steps found earlier are not legal after all
+                for key in [k for k, v in found.items() if len(v) < full]:
+                    del found[key]
+            return
+        if not moved:
+            n = len(steps)
+            if n >= best[0]:
+                if n > best[0]:
+                    best[0] = n
+                    for key in [k for k, v in found.items() if len(v) < n]:
+                        del found[key]
+                key = (tuple(b), mask)
+                if key not in found:
+                    found[key] = tuple(steps)
 
-    search(0, 25, 0)
-    return found[best[0]] if best[0] else {}
+    search(moves_left, 24, mask0)
+    if not best[0]:
+        return {}
+    return found
