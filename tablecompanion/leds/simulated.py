@@ -113,29 +113,37 @@ class SimulatedBoard:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            if line.startswith("LEDS "):
-                parts = line.split()
-                n = int(parts[2])
-                rgb = tuple((int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)) for h in parts[3 : 3 + n])
-                with self._cond:
-                    self.frames.append(LedFrame(int(parts[1]), rgb))
-                    if len(self.frames) > 5000:
-                        del self.frames[:1000]
-                    self._cond.notify_all()
-            elif line.startswith("BITS "):
-                self.bad_bursts.append(line.strip())
-            elif line.startswith(("RX0 ", "TX0 ")):
-                kind, cycle = line.split()
-                with self._cond:
-                    self.delimiters.append((kind, int(cycle)))
-            elif line.startswith("EXIT "):
-                self.exited = line.strip()
-            else:
+            try:
+                self._parse(line)
+            except (ValueError, IndexError):  # a line cut short when the harness is stopped
                 self._lines.put(line)
         with self._cond:
             if self.exited is None:
                 self.exited = "harness exited"
             self._cond.notify_all()
+
+    def _parse(self, line: str) -> None:
+        if line.startswith("LEDS "):
+            parts = line.split()
+            n = int(parts[2])
+            rgb = tuple((int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)) for h in parts[3 : 3 + n])
+            if len(rgb) != n or any(len(h) != 6 for h in parts[3 : 3 + n]):
+                raise ValueError("short LEDS line")
+            with self._cond:
+                self.frames.append(LedFrame(int(parts[1]), rgb))
+                if len(self.frames) > 5000:  # bounded memory on long runs (indices shift then)
+                    del self.frames[:1000]
+                self._cond.notify_all()
+        elif line.startswith("BITS "):
+            self.bad_bursts.append(line.strip())
+        elif line.startswith(("RX0 ", "TX0 ")):
+            kind, cycle = line.split()
+            with self._cond:
+                self.delimiters.append((kind, int(cycle)))
+        elif line.startswith("EXIT "):
+            self.exited = line.strip()
+        else:
+            self._lines.put(line)
 
     # --- observing -------------------------------------------------------------------------------
     def latest(self) -> LedFrame | None:
