@@ -189,3 +189,19 @@ def test_concurrent_actions_on_one_table_are_serialised(tmp_path):
     events = hall.record.events("1")
     assert len(events) == len(ok) and [e.n for e in events] == list(range(1, len(ok) + 1))
     _same(Hall(tmp_path).get("1").snapshot(), ref.snapshot())
+
+
+def test_a_table_whose_record_cannot_be_replayed_does_not_stop_the_others(tmp_path):
+    hall = Hall(tmp_path)
+    a, _ = hall.create_table(TableSettings(players=("A", "B")))
+    b, _ = hall.create_table(TableSettings(players=("C", "D")))
+    a.act({"action": "roll", "dice": [3, 1]})
+    b.act({"action": "roll", "dice": [3, 1]})
+    hall.record.append("1", "roll", {"dice": [3, 1]}, source="operator")  # X must play first: unreplayable
+    hall.close()
+    again = Hall(tmp_path)
+    assert "1" in again.resume_errors and "must play" in again.resume_errors["1"]
+    assert [r.table_id for r in again.tables()] == ["2"]
+    assert again.get("2").snapshot()["dice"] == [3, 1]
+    ref, _ = again.create_table(TableSettings(players=("E", "F")))
+    assert ref.table_id == "3"  # the broken table's id is not reused
