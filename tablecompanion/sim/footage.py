@@ -236,10 +236,11 @@ class _Table:
     def set_boards(self, boards: dict[str, tuple[int, ...]]) -> None:
         self.boards = {p: list(boards[p]) for p in ("X", "O")}
 
-    def scene(self, roller: str, dice=(), hands=()) -> Scene:
+    def scene(self, roller: str, dice=(), hands=(), in_hand: str | None = None) -> Scene:
         top = _other(self.bottom_player)
         return Scene.from_boards(
             self.boards[self.bottom_player], self.boards[top], bottom_colour="light",
+            in_hand={in_hand: 1} if in_hand else None,
             roller=self.side(roller), dice=tuple(dice), hands=tuple(hands), cube=self.cube,
             style=self.style, home=self.home, markers=self.markers, jitter_seed=self.jitter_seed,
         )
@@ -279,7 +280,7 @@ class _Director:
         info["board"] = self.table.physical()
         info["in_hand"] = in_hand
         info["cube"] = {"value": self.table.cube.value, "position": self.table.cube.position}
-        return FrameSpec(self.table.scene(roller, dice, hands), info)
+        return FrameSpec(self.table.scene(roller, dice, hands, in_hand), info)
 
     def event(self, kind: str, **data: Any) -> None:
         """Something that happened before the next frame (which is the first to show it)."""

@@ -168,9 +168,13 @@ class Scene:
     # --- rules positions ----------------------------------------------------------------------
     @classmethod
     def from_boards(
-        cls, bottom_board: Sequence[int], top_board: Sequence[int], *, bottom_colour: str = "light", **kwargs: Any
+        cls, bottom_board: Sequence[int], top_board: Sequence[int], *, bottom_colour: str = "light",
+        in_hand: Mapping[str, int] | None = None, **kwargs: Any
     ) -> "Scene":
-        """From two gnubg-style arrays (25 ints: own point i + 1, 24 = bar), bottom player's first."""
+        """From two gnubg-style arrays (25 ints: own point i + 1, 24 = bar), bottom player's first.
+
+        Checkers missing from a board are borne off, except ``in_hand`` ({colour: count}) ones.
+        """
         bottom_board, top_board = _board(bottom_board, "bottom"), _board(top_board, "top")
         top_colour = other_colour(bottom_colour)
         points: list[tuple[str | None, int]] = [(None, 0)] * 24
@@ -184,7 +188,11 @@ class Scene:
                     raise SimError(f"both players have checkers on point {p}")
                 points[p - 1] = (top_colour, top_board[j])
         bar = ((bottom_colour, bottom_board[24]), (top_colour, top_board[24]))
-        off = ((bottom_colour, CHECKERS_PER_SIDE - sum(bottom_board)), (top_colour, CHECKERS_PER_SIDE - sum(top_board)))
+        held = dict(in_hand or {})
+        off = ((bottom_colour, CHECKERS_PER_SIDE - sum(bottom_board) - held.get(bottom_colour, 0)),
+               (top_colour, CHECKERS_PER_SIDE - sum(top_board) - held.get(top_colour, 0)))
+        if min(n for _, n in off) < 0:
+            raise SimError(f"more checkers in hand than are off the board: {held!r}")
         bar = tuple(sorted(bar, key=lambda kv: COLOURS.index(kv[0])))
         off = tuple(sorted(off, key=lambda kv: COLOURS.index(kv[0])))
         return cls(points=tuple(points), bar=bar, off=off, bottom=bottom_colour, **kwargs)

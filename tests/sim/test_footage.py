@@ -67,9 +67,13 @@ def test_truth_round_trips_positions_and_events(match_path):
     # Frames are numbered, 30 fps, and the board never holds more than 15 checkers a side.
     assert [t["frame"] for t in frames] == list(range(len(frames)))
     assert frames[30]["t"] == pytest.approx(1.0)
+    colour = {"X": "light", "O": "dark"}
     for t in frames:
         for p in ("X", "O"):
             assert sum(t["board"][p]) <= 15
+            # A checker in a hand is neither on the board nor borne off.
+            held = 1 if t["in_hand"] == colour[p] else 0
+            assert t["off"][colour[p]] == 15 - sum(t["board"][p]) - held
     # The opening roll: one die in each player's right-hand board, each valid there.
     first = next(t for t in frames if any(e["type"] == "roll_settled" for e in t["events"]))
     ev = next(e for e in first["events"] if e["type"] == "roll_settled")
