@@ -400,8 +400,9 @@ class Renderer:
         for i in far_first:
             die, pose, notes = scene.dice[i], poses[i][1], poses[i][2]
             st = DIE_STYLES[die.style]
+            motion = die.motion_px if self.camera.motion_blur else (0.0, 0.0)
             outline, visible = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
-                                                motion_px=die.motion_px)
+                                                motion_px=motion)
             drawn[i] = (die, pose, dict(notes, visible_faces=visible), outline)
         for hand in scene.hands:
             self._draw_hand(img, hand, hand_mask)
