@@ -515,10 +515,13 @@ class _Director:
         hp = hand_player or player
         for k in range(n):
             t = _ease((k + 1) / n)
+            t0 = _ease(k / n)
             x = a[0] + (b[0] - a[0]) * t
             y = a[1] + (b[1] - a[1]) * t
+            # Exposure of about half a frame interval: the hand smears over half its step.
+            motion = (0.5 * (b[0] - a[0]) * (t - t0), 0.5 * (b[1] - a[1]) * (t - t0))
             lift = 30.0 * math.sin(math.pi * t) if holding else 0.0
-            hand = Hand(self.table.side(hp), x, y, height=40.0 + lift, holding=holding)
+            hand = Hand(self.table.side(hp), x, y, height=40.0 + lift, holding=holding, motion_mm=motion)
             yield self.frame(player, dice, (hand,), in_hand=holding)
 
     # -- checkers ----------------------------------------------------------------------------------

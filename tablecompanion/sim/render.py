@@ -501,12 +501,20 @@ class Renderer:
         sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
         skin = np.array(hand.skin, np.float32)
         colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
-        rgb = colour * shade[..., None]
+        # Skin and cloth are not one flat colour: blotchy tone and fine grain, fixed to the hand.
+        tone = self._skin_texture(ph, pw, hand)
+        rgb = colour * (shade * tone)[..., None]
         a = both.astype(np.float32) / 255.0
+        premul = rgb * a[..., None]
+        mx, my = hand.motion_mm if self.camera.motion_blur else (0.0, 0.0)
+        if abs(mx) + abs(my) > 0.5:
+            kern = _line_kernel((mx * self.px_per_mm / k, my * self.px_per_mm / k))
+            premul = cv2.filter2D(premul, -1, kern)
+            a = cv2.filter2D(a, -1, kern)
         blur = (self.camera.focus_blur + 0.4) / k
-        rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), blur)
+        premul = cv2.GaussianBlur(premul, (0, 0), blur)
         a = cv2.GaussianBlur(a, (0, 0), blur)
-        rgb = rgb / np.maximum(a, 1e-3)[..., None]
+        rgb = premul / np.maximum(a, 1e-3)[..., None]
         if k > 1:
             rgb = cv2.resize(rgb, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
             a = cv2.resize(a, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
@@ -515,6 +523,23 @@ class Renderer:
         if mask_out is not None:
             roi = mask_out[y0:y1, x0:x1]
             np.maximum(roi, (a * 255).astype(np.uint8), out=roi)
+
+    def _skin_texture(self, h: int, w: int, hand: Hand) -> np.ndarray:
+        """A multiplicative tone map (about 1) for a hand patch, from a bank drawn once."""
+        if getattr(self, "_skin_bank", None) is None:
+            rng = np.random.default_rng(23)
+            size = 512
+            blotch = textures.value_noise((size, size), 40, rng) * 0.06 + textures.value_noise((size, size), 12, rng) * 0.03
+            grain = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 0.8) * 0.03
+            self._skin_bank = (1.0 + blotch + grain).astype(np.float32)
+        bank = self._skin_bank
+        reps = (max(1, -(-h // bank.shape[0])), max(1, -(-w // bank.shape[1])))
+        tiled = np.tile(bank, reps) if reps != (1, 1) else bank
+        # Fixed to the hand: offset by where the fingertips are, so it moves with the hand.
+        oy = int(hand.y * 0.5) % bank.shape[0]
+        ox = int(hand.x * 0.5) % bank.shape[1]
+        tiled = np.roll(tiled, (-oy, -ox), axis=(0, 1)) if (oy or ox) else tiled
+        return tiled[:h, :w]
 
     def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
         """A checker drawn on an already lit picture (held in a hand): draw unlit in a patch, light it."""

@@ -98,6 +98,7 @@ class Hand:
     skin: tuple[int, int, int] = (120, 150, 200)
     sleeve: tuple[int, int, int] = (110, 70, 40)
     spread: float = 0.4  # 0 = fingers together (pinch), 1 = open hand
+    motion_mm: tuple[float, float] = (0.0, 0.0)  # how far the hand moves during the exposure (blur)
 
     def __post_init__(self) -> None:
         if self.player not in SIDES:
