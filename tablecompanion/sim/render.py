@@ -219,25 +219,24 @@ class Renderer:
         roi = img[y0:y1, x0:x1]
         cv2.multiply(roi, keep, dst=roi, scale=1.0 / 255.0)
 
-    def _draw_checker(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
+    def _draw_checker(self, img: np.ndarray, x: float, y: float, z0: float, colour: str, origin=(0.0, 0.0)) -> None:
+        """A checker standing at height -z0 (mm): its darker side band, then its textured top face.
+        ``origin``: picture coordinates of img's top-left pixel (when img is a patch)."""
         r = self.spec.checker_diameter / 2
         t = self.spec.checker_thickness
-        pts = self.model.project(self._cylinder(x, y, -z0, t))
+        o = np.float32(origin)
+        pts = self.model.project(self._cylinder(x, y, -z0, t)) - o
         base = self.checker_colour[colour]
-        side = tuple(float(v) for v in base * 0.58)
         hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(img, _fp(hull), side, cv2.LINE_AA, SHIFT)
+        cv2.fillConvexPoly(img, _fp(hull), tuple(float(v) for v in base * 0.58), cv2.LINE_AA, SHIFT)
         # A darker seam where the checker meets what it stands on.
         cv2.polylines(img, [_fp(pts[:CIRCLE_N])], True, tuple(float(v) for v in base * 0.35), 1, cv2.LINE_AA, SHIFT)
         ztop = z0 - t
-        c3 = np.array([[x, y, ztop], [x + r, y, ztop], [x, y + r, ztop]])
-        dst = self.model.project(c3).astype(np.float32)
+        dst = (self.model.project(np.array([[x, y, ztop], [x + r, y, ztop], [x, y + r, ztop]])) - o).astype(np.float32)
         sprite = self.sprites[colour]
         n = sprite.shape[0]
         c = (n - 1) / 2
-        src = np.float32([[c, c], [n - 1, c], [c, n - 1]])
-        top = pts[CIRCLE_N:]
-        self._paste_affine(img, sprite, src, dst, top)
+        self._paste_affine(img, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:])
 
     def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray) -> None:
         h, w = img.shape[:2]
@@ -248,7 +247,7 @@ class Renderer:
         if x1 <= x0 or y1 <= y0:
             return
         A = cv2.getAffineTransform(src.astype(np.float32), (dst - np.float32([x0, y0])).astype(np.float32))
-        patch = cv2.warpAffine(sprite, A, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA if False else cv2.INTER_LINEAR,
+        patch = cv2.warpAffine(sprite, A, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
         _blend(img, x0, y0, patch)
 
@@ -542,8 +541,7 @@ class Renderer:
         return tiled[:h, :w]
 
     def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
-        """A checker drawn on an already lit picture (held in a hand): draw unlit in a patch, light it."""
-        r = self.spec.checker_diameter / 2
+        """A checker drawn on an already lit picture (held in a hand): unlight the patch, draw, relight."""
         pts = self.model.project(self._cylinder(x, y, -z0, self.spec.checker_thickness))
         h, w = img.shape[:2]
         x0 = max(0, int(pts[:, 0].min()) - 3)
@@ -555,23 +553,8 @@ class Renderer:
         light = self.light[y0:y1, x0:x1]
         roi = img[y0:y1, x0:x1]
         sub = np.clip(roi.astype(np.float32) / np.maximum(light, 1e-3), 0, 255).astype(np.uint8)
-        self._draw_checker_into(sub, x, y, z0, colour, (x0, y0))
+        self._draw_checker(sub, x, y, z0, colour, origin=(x0, y0))
         roi[:] = np.clip(sub.astype(np.float32) * light, 0, 255).astype(np.uint8)
-
-    def _draw_checker_into(self, patch: np.ndarray, x: float, y: float, z0: float, colour: str, origin) -> None:
-        r = self.spec.checker_diameter / 2
-        t = self.spec.checker_thickness
-        o = np.float32(origin)
-        pts = self.model.project(self._cylinder(x, y, -z0, t)) - o
-        base = self.checker_colour[colour]
-        hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
-        cv2.fillConvexPoly(patch, _fp(hull), tuple(float(v) for v in base * 0.58), cv2.LINE_AA, SHIFT)
-        ztop = z0 - t
-        dst = (self.model.project(np.array([[x, y, ztop], [x + r, y, ztop], [x, y + r, ztop]])) - o).astype(np.float32)
-        sprite = self.sprites[colour]
-        n = sprite.shape[0]
-        c = (n - 1) / 2
-        self._paste_affine(patch, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:])
 
     # --- truth --------------------------------------------------------------------------------
     def _base_truth(self, scene: Scene) -> dict:

@@ -33,7 +33,6 @@ def wood(shape: tuple[int, int], colour, rng: np.random.Generator, along_x: bool
         return np.ascontiguousarray(wood((w, h), colour, rng, True, scale).transpose(1, 0, 2))
     yy = np.arange(h, dtype=np.float32)[:, None] * np.ones((1, w), np.float32)
     warp = value_noise(shape, 80 * scale, rng) * 3 * scale + value_noise(shape, 400 * scale, rng) * 14 * scale
-    warp += value_noise((max(2, h // 8), w), 30 * scale, rng)[: h] if False else 0
     rings = np.sin((yy + warp) * (2 * math.pi / (5.0 * scale)))
     rings = rings * (0.6 + 0.4 * value_noise(shape, 50 * scale, rng))
     rings = ((rings * 0.5 + 0.5) ** 3).astype(np.float32)
