@@ -181,7 +181,7 @@ def pose_die(die, geo: BoardGeometry, roller: str, checkers, avoid, rng: np.rand
     if state in ("on-checker", "leaning-on-checker"):
         if not checkers:
             raise SimError(f"a die {state} needs a checker on the board")
-        cx, cy, ctop, _layer = _nearest_checker(checkers, rh, die, rng)
+        cx, cy, ctop, _ = _nearest_checker(checkers, rh, die, rng)
         notes["checker_mm"] = [round(float(cx), 2), round(float(cy), 2)]
         if state == "on-checker":
             ox, oy = rng.uniform(-6, 6, 2)

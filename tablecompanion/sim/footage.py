@@ -725,7 +725,12 @@ def render_match(
             name = f"{truth['frame']:06d}.jpg"
             if write_frames:
                 ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
-                buf.tofile(str(frames_dir / name))
+                if not ok:
+                    raise SimError(f"could not encode frame {truth['frame']} as JPEG")
+                try:
+                    buf.tofile(str(frames_dir / name))
+                except OSError as exc:
+                    raise SimError(f"cannot write {frames_dir / name}: {exc.strerror}") from None
             mask = truth.pop("hand_mask")
             truth["file"] = f"frames/{name}"
             truth["hand_bbox"] = _bbox(mask)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -36,14 +35,6 @@ NOISE_PAD = 96
 
 def _fp(pts: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(pts) * ONE).astype(np.int32)
-
-
-@dataclass
-class Drawn:
-    """One thing drawn this frame, for the truth: its outline in the picture."""
-
-    centre: tuple[float, float]
-    outline: np.ndarray
 
 
 class Renderer:
@@ -456,7 +447,7 @@ class Renderer:
             img = cv2.add(img, self.noise_pos[oy:oy + h, ox:ox + w])
             img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
         if encode and self.camera.jpeg_quality is not None:
-            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(self.camera.jpeg_quality)])
+            _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(self.camera.jpeg_quality)])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         return img
 
