@@ -165,7 +165,8 @@ class TableRunner:
     def __init__(self, referee, *, frames: Any = None, observations: Iterable[dict] | None = None,
                  pipeline: CameraPipeline | None = None, calibration=None, leds: Any = None,
                  realtime: bool = False, fps: float = 30.0, colours: dict | None = None,
-                 max_frames: int | None = None) -> None:
+                 max_frames: int | None = None, fallback_actions: Iterable[dict] | None = None,
+                 fallback_after_voids: int = 3, action_delay_s: float = 1.5) -> None:
         if frames is None and observations is None and leds is None:
             raise RefereeError("a table runner needs frames, observations or an LED board")
         self.referee = referee
@@ -177,6 +178,12 @@ class TableRunner:
         self.realtime = realtime
         self.fps = fps
         self.max_frames = max_frames
+        self.fallback_actions = fallback_actions
+        self.fallback_after_voids = fallback_after_voids
+        self.action_delay_s = action_delay_s
+        self.mode = "camera" if frames is not None else ("observations" if observations is not None else "board")
+        self._voids_in_a_row = 0
+        self._camera_rolls = 0
         self.stats = RunnerStats()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -254,6 +261,34 @@ class TableRunner:
             for obs in observations:
                 self._observe(obs)
             self.referee.tick()
+            if self._vision_failing():
+                return self._replay_actions()
+        return self.stats
+
+    def _vision_failing(self) -> bool:
+        """The camera has not read one roll and called the last few all void: it cannot follow this table."""
+        return (self.fallback_actions is not None and self._camera_rolls == 0
+                and self._voids_in_a_row >= self.fallback_after_voids)
+
+    def _replay_actions(self) -> RunnerStats:
+        """Play on from the recorded match's actions (the demo when the vision cannot read the footage)."""
+        self.mode = "replay"
+        msg = (f"the camera read no roll in {self._voids_in_a_row} throws: the demo goes on from the match "
+               f"file, without the camera")
+        log.warning("table %s: %s", self.referee.table_id, msg)
+        self.stats.note({"decision": "camera_off", "message": msg})
+        for action in self.fallback_actions:
+            if self._stop.wait(self.action_delay_s if self.realtime else 0):
+                break
+            try:
+                out = self.referee.act(dict(action), source="replay")
+            except RefereeError as exc:
+                self.stats.refused += 1
+                self.stats.note({"refused": action.get("action"), "status": exc.status, "message": exc.message})
+                continue
+            self.stats.decisions += len(out)
+            if self.referee.state.match_over:
+                break
         return self.stats
 
     def _frames(self) -> Iterator[tuple[Any, float | None]]:
@@ -284,6 +319,12 @@ class TableRunner:
             return
         self.stats.decisions += len(out)
         for d in out:
+            kind = d.get("decision")
+            if kind == "void_roll":
+                self._voids_in_a_row += 1
+            elif kind in ("roll", "opening_roll", "opening_roll_tie"):
+                self._voids_in_a_row = 0
+                self._camera_rolls += 1
             self.stats.note(d if "frame" not in d else {k: v for k, v in d.items() if k != "frame"})
 
     def _done_button(self) -> None:
@@ -295,7 +336,8 @@ class TableRunner:
 
 
 def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None = None, leds: Any = None,
-                realtime: bool = True, max_turns: int | None = None, fps: float = 30.0) -> TableRunner:
+                realtime: bool = True, max_turns: int | None = None, fps: float = 30.0,
+                fallback: bool = False, fallback_after_voids: int = 3) -> TableRunner:
     """Simulator footage of a real match played through the real vision into ``referee`` (demo mode).
 
     The referee's seating (``bottom_player``, ``home``) is used for the footage, and the calibration is
@@ -317,7 +359,14 @@ def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None =
                               bottom_player=s.bottom_player, source="markers")
     frames = iter_match_frames(mat_path, seed=seed, fps=fps, inject=inject, camera=camera, home=s.home,
                                bottom=s.bottom_player, max_turns=max_turns, encode=False)
-    return TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps)
+    fallback_actions = None
+    if fallback:
+        from .matplay import mat_actions
+
+        fallback_actions = mat_actions(Path(mat_path).read_text(encoding="utf-8", errors="replace"),
+                                       settings=referee.settings)
+    return TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps,
+                       fallback_actions=fallback_actions, fallback_after_voids=fallback_after_voids)
 
 
 SHARED_MATCHES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "matches"
@@ -352,7 +401,9 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
     is nothing to run (no camera, no board, no demo footage), so the server serves manual entry.
 
     * demo: simulator footage of ``match_file`` (default: the shared .mat whose players and length are
-      the table's) through the real vision, with the emulated LED board unless ``board`` is given;
+      the table's) through the real vision, with the emulated LED board unless ``board`` is given; if the
+      camera reads no roll in its first throws, the demo goes on from the match file's actions (the
+      runner's ``mode`` becomes "replay" and its log says so);
     * ``camera``: a camera index, device path, URL, video file or image folder (``vision.frames``), read
       with the calibration profile ``calibration`` (a name or a ``Calibration``) when given;
     * ``board``: an LED board spec for ``leds.open_board`` ("auto", a port, "emulated").
@@ -381,7 +432,8 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
             if leds is not None:
                 leds.close()
             return None
-        return demo_runner(referee, match_file, seed=seed, inject=inject, leds=leds, realtime=realtime).start()
+        return demo_runner(referee, match_file, seed=seed, inject=inject, leds=leds, realtime=realtime,
+                           fallback=True).start()
     if leds is not None:
         # a board without a camera: buttons act, LEDs follow the operator's entries
         return TableRunner(referee, leds=leds).start()

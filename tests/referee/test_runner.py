@@ -245,3 +245,32 @@ def test_start_for_serve_demo_without_footage_returns_none(tmp_path, monkeypatch
     monkeypatch.setattr(runner_mod, "SHARED_MATCHES", tmp_path)
     assert runner_mod.find_match_for(ref, tmp_path) is None
     assert runner_mod.start_for_serve(ref, demo=True, board=None) is None
+
+
+def test_demo_falls_back_to_the_match_file_when_the_camera_reads_no_roll():
+    ref = Referee("1", TableSettings(players=("A", "B"), match_length=1))
+    actions = [{"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+               {"action": "resign", "level": "single", "player": "O"}, {"action": "accept_resign"},
+               {"action": "roll", "dice": [6, 6]}]  # never reached: the match is over
+    void = [_settled([None, 3], "void", "die 1 cocked")]
+    watcher = StubWatcher([void, void, void, void])
+    pipe = CameraPipeline(ref, None, watcher=watcher)
+    runner = TableRunner(ref, frames=[np.zeros((8, 8, 3), np.uint8)] * 10, pipeline=pipe,
+                         fallback_actions=actions, fallback_after_voids=3)
+    runner.run()
+    assert runner.mode == "replay" and runner.stats.frames == 3
+    assert runner.stats.log[3]["decision"] == "camera_off"
+    snap = ref.snapshot()
+    assert snap["status"] == "match_over" and snap["voids"] == 3
+    assert [h["source"] for h in snap["history"]] == ["camera"] * 3 + ["replay"] * 4
+
+
+def test_no_fallback_once_the_camera_has_read_a_roll():
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    void = [_settled([None, 3], "void", "die 1 cocked")]
+    watcher = StubWatcher([[_settled([3, 1], opening=True)], [], void, void, void, void])
+    pipe = CameraPipeline(ref, None, watcher=watcher)
+    runner = TableRunner(ref, frames=[np.zeros((8, 8, 3), np.uint8)] * 6, pipeline=pipe,
+                         fallback_actions=[{"action": "roll", "dice": [6, 6]}])
+    runner.run()
+    assert runner.mode == "camera" and runner.stats.frames == 6
