@@ -78,3 +78,32 @@ def hand_parts(hand, spec: BoardSpec) -> list[tuple[str, np.ndarray]]:
     """(kind, points) for each convex piece: kind is skin or sleeve."""
     kinds, offsets, pts = hand_points(hand, spec)
     return [(k, pts[offsets[i]:offsets[i + 1]]) for i, k in enumerate(kinds)]
+
+
+def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = None) -> np.ndarray:
+    """Rebuild a frame's hand mask (bool, image size) from its truth: ``hands`` entries (player,
+    ``tip_mm``, ``height_mm``, ``spread``) and the ``camera`` truth (K, dist, R, t, size).
+
+    truth.jsonl stores hands this way instead of a mask per frame; the rebuilt mask is the sharp
+    outline (without the motion and focus blur of the picture).
+    """
+    import cv2
+
+    from tablecompanion.sim.scene import Hand
+
+    spec = spec or BoardSpec()
+    w, h = camera["size"]
+    mask = np.zeros((h, w), np.uint8)
+    rvec, _ = cv2.Rodrigues(np.array(camera["R"], float))
+    t = np.array(camera["t"], float)
+    K = np.array(camera["K"], float)
+    dist = np.array(camera["dist"], float)
+    for entry in hands:
+        x, y = entry["tip_mm"]
+        hand = Hand(entry["player"], x, y, height=entry.get("height_mm", 45.0), spread=entry.get("spread", 0.4))
+        kinds, offsets, pts = hand_points(hand, spec)
+        px = cv2.projectPoints(pts, rvec, t, K, dist)[0].reshape(-1, 2)
+        for i in range(len(kinds)):
+            hull = cv2.convexHull(px[offsets[i]:offsets[i + 1]].astype(np.float32)).reshape(-1, 2)
+            cv2.fillConvexPoly(mask, np.round(hull * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+    return mask.astype(bool)

@@ -399,7 +399,8 @@ class Renderer:
         truth["dice"] = [self._die_truth(scene, *drawn[i]) for i in range(len(poses))]
         if hand_mask is not None:
             truth["hand_mask"] = hand_mask > 127
-            truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "holding": h.holding} for h in scene.hands]
+            truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "height_mm": round(h.height, 2),
+                               "spread": h.spread, "holding": h.holding} for h in scene.hands]
         else:
             truth["hand_mask"] = None
             truth["hands"] = []

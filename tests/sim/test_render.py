@@ -188,3 +188,15 @@ def test_tilted_camera_changes_the_view_but_truth_follows():
     # The top of a 16 mm die seen at a tilt lands off its footprint, but within a die's size or so.
     bx, by = truth["dice"][0]["board_mm"]
     assert np.hypot(x - bx, y - by) < geo.spec.die_size * 1.5
+
+
+def test_hand_mask_can_be_rebuilt_from_the_compact_truth():
+    from tablecompanion.sim.hands import mask_from_truth
+
+    cam = Camera(width=640, height=360)
+    base = Scene.from_position(Position.initial(), dice=())
+    _, truth = render_frame(base.replace(hands=(Hand("top", 300, 160, spread=0.8),)), cam, seed=0)
+    rebuilt = mask_from_truth(truth["hands"], truth["camera"])
+    drawn = truth["hand_mask"]
+    iou = (rebuilt & drawn).sum() / (rebuilt | drawn).sum()
+    assert iou > 0.9
