@@ -5,8 +5,8 @@ classmethod parsers, one error family (:class:`RulesError`).
 
 >>> from tablecompanion.rules import Position
 >>> pos = Position.from_position_id("4HPwATDgc/ABMA")
->>> [str(p) for p in pos.legal_plays((6, 5))][:1]
-['24/13']
+>>> sorted(str(p) for p in pos.legal_plays((6, 5)))[:3]
+['13/2', '13/7 8/3', '13/8 13/7']
 """
 
 from tablecompanion.rules.errors import (
