@@ -32,13 +32,14 @@ class FindBoardConfig:
     """Finding the board from its own features, without markers (see find_board.py)."""
 
     work_width: int = 640  # the frame is scaled to this width before searching
+    fine_work_width: int = 1280  # ...and to this width for the last refinement steps
     min_area_fraction: float = 0.08  # a candidate quadrilateral covers at least this share of the frame
     max_candidates: int = 60  # quadrilaterals scored coarsely
     triangle_levels: tuple[float, ...] = (20.0, 40.0, 60.0, 80.0)  # percentiles thresholded to find triangles
     refine_top_k: int = 3  # best coarse hypotheses refined...
     second_chance: float = 0.85  # ...when they score at least this share of the best one
     score_px_per_mm: float = 0.35  # resolution of the warped surface used for scoring
-    refine_px_per_mm: float = 0.7  # resolution of the final refinement
+    refine_px_per_mm: float = 1.0  # resolution of the final refinement
     refine_iterations: int = 25  # passes over the parameters per resolution
     refine_initial_step_mm: float = 12.0  # first step of the coarse refinement
     refine_fine_step_mm: float = 2.0  # first step of the fine refinement

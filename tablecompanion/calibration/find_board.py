@@ -512,7 +512,13 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
         if best is None or coarse.score > best.score:
             best = coarse
     if best is not None:
-        best = refine(lab, best, config.refine_px_per_mm, config.refine_fine_step_mm, config, free)
+        # the last steps on a sharper copy: the working image has well under a pixel per mm
+        fine_cfg = replace(config, work_width=config.fine_work_width)
+        _, fine_lab, fine_scale = _work_image(frame, fine_cfg)
+        ratio = fine_scale / scale
+        best = replace(best, corners=best.corners * ratio)
+        best = refine(fine_lab, best, config.refine_px_per_mm, config.refine_fine_step_mm, config, free)
+        return best, fine_scale
     return best, scale
 
 
