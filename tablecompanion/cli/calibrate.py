@@ -55,6 +55,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     lens.add_argument("--data-dir", metavar="DIR")
     lens.set_defaults(func=_lens)
 
+    e = sub.add_parser("eval", help="score marker calibration and board finding on images of known geometry")
+    e.add_argument("--cases", type=int, default=10, help="images per set")
+    e.add_argument("--seed", type=int, default=500)
+    e.add_argument("--sets", nargs="+", default=["markers", "drawn", "sim", "no-board"],
+                   choices=["markers", "drawn", "sim", "no-board"], help="which sets to score")
+    e.add_argument("--json", action="store_true", help="print one JSON object")
+    e.set_defaults(func=_eval)
+
     s = sub.add_parser("show", help="print a saved profile, or list them")
     s.add_argument("--name", help="profile to print (omit to list all)")
     s.add_argument("--data-dir", metavar="DIR")
@@ -234,6 +242,37 @@ def _lens(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(f"lens from {lens.views} views: rms {lens.rms_px:.2f} px, focal {lens.camera_matrix[0, 0]:.0f} px")
     print(f"saved: {path}  (use with: tablecompanion calibrate --lens {args.name} ...)")
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    import cv2
+
+    from tablecompanion.calibration import evaluate as ev
+
+    photos = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice" / "byler" / "images"
+    backgrounds = [cv2.imread(str(p)) for p in sorted(photos.glob("*.jpg"))[:6]] if photos.is_dir() else None
+    sets = {
+        "markers": lambda: ev.run(ev.synthetic_cases(args.cases, args.seed, markers=True, backgrounds=backgrounds), ev.markers_method),
+        "drawn": lambda: ev.run(ev.synthetic_cases(args.cases, args.seed, backgrounds=backgrounds), ev.board_method),
+        "sim": lambda: ev.run(ev.sim_cases(args.cases, args.seed), ev.board_method),
+        "no-board": lambda: ev.run(ev.negative_cases(photos, args.cases), ev.board_method),
+    }
+    results = {}
+    for name in args.sets:
+        results[name] = ev.summary(sets[name]())
+        if not args.json:
+            r = results[name]
+            if not r.get("cases"):
+                print(f"{name:9s} no cases (simulator or shared photos missing)")
+                continue
+            err = "" if r["median_error_mm"] is None else (
+                f"  point error median {r['median_error_mm']:.1f} mm, p90 {r['p90_error_mm']:.1f}, max {r['max_error_mm']:.1f}")
+            print(f"{name:9s} {r['cases']:3d} cases  success {r['success_rate']:.0%}{err}  {r['mean_seconds']:.1f} s/image")
+            if r["failures"]:
+                print(f"          failures: {', '.join(r['failures'])}")
+    if args.json:
+        print(json.dumps(results, indent=2))
     return 0
 
 
