@@ -170,7 +170,7 @@ def pose_die(die, geo: BoardGeometry, roller: str, checkers, avoid, rng: np.rand
             rect = (bx0 - 4, by0 + 30, bx1 + 4, by1 - 30)
         else:
             rect = _off_board_rect(geo, roller, rng)
-        x, y = spot(rect, inset=s * 0.7 if state != "across-bar" else 0)
+        x, y = spot(rect, inset=s * 0.75 if state != "across-bar" else 0)
         R = rot_axis((0, 0, 1), yaw) @ value_up(die.value)
         return rest_on(R, x, y, s), notes
     if state == "cocked":

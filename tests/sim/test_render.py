@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tablecompanion.geometry import MARKER_IDS, BoardGeometry
 from tablecompanion.rules.position import Position
@@ -200,3 +202,25 @@ def test_hand_mask_can_be_rebuilt_from_the_compact_truth():
     drawn = truth["hand_mask"]
     iou = (rebuilt & drawn).sum() / (rebuilt | drawn).sum()
     assert iou > 0.9
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    value=st.integers(1, 6),
+    state=st.sampled_from(["flat", "cocked", "leaning-on-checker", "on-checker", "against-edge", "across-bar",
+                           "wrong-half", "off-board"]),
+    seed=st.integers(0, 10_000),
+    bottom=st.sampled_from(["on_roll", "opponent"]),
+)
+def test_any_die_state_reads_its_value_and_only_flat_dice_are_valid(value, state, seed, bottom):
+    cam = Camera(width=160, height=90, jpeg_quality=None)
+    scene = Scene.from_position(Position.initial(), bottom=bottom, dice=(Die(value, state), Die(1)))
+    _, truth = render_frame(scene, cam, seed=seed)
+    d = truth["dice"][0]
+    assert d["top_value"] == value
+    assert d["valid"] == (state == "flat")
+    assert truth["dice"][1]["valid"]
+    if state in ("cocked", "leaning-on-checker", "against-edge"):
+        assert d["tilt_deg"] > 10
+    else:
+        assert d["tilt_deg"] < 1
