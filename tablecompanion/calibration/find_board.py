@@ -575,3 +575,25 @@ def _scale_px_per_mm(quad: np.ndarray, spec: BoardSpec) -> float:
     width = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
     height = (np.linalg.norm(quad[3] - quad[0]) + np.linalg.norm(quad[2] - quad[1])) / 2
     return float((width / (x1 - x0) + height / (y1 - y0)) / 2)
+
+
+def refine_calibration(
+    frame: np.ndarray, calibration: Calibration, config: FindBoardConfig = DEFAULT_FIND_BOARD
+) -> Calibration | None:
+    """Polish a calibration (for example from only three markers) with the board's own look: start the
+    fine refinement at where it puts the surface. None when the board's look does not confirm it."""
+    if frame is None or frame.size == 0:
+        raise CalibrationError("the frame is empty: check the camera or the image file")
+    view = calibration.undistort(frame)
+    fine_cfg = replace(config, work_width=config.fine_work_width)
+    _, lab, scale = _work_image(view, fine_cfg)
+    geo = calibration.geometry
+    props = Proportions.of(geo.spec)
+    quad = apply_homography(calibration.inverse_homography, rect_corners(geo.surface)) * scale
+    fit = BoardFit(quad, props, 0.0)
+    fit = refine(lab, fit, config.score_px_per_mm, config.refine_fine_step_mm * 2, config, False)
+    fit = refine(lab, fit, config.refine_px_per_mm, config.refine_fine_step_mm, config, False)
+    if fit.explained < config.min_score or fit.alternation < config.min_alternation:
+        return None
+    homography = cv2.getPerspectiveTransform((fit.corners / scale).astype(np.float32), rect_corners(geo.surface).astype(np.float32))
+    return replace(calibration, homography=homography.astype(np.float64))

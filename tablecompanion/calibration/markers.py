@@ -113,7 +113,7 @@ def calibrate_from_markers(
             "in the profile matches the board, and that the markers are printed at 100% scale"
         )
     markers = {i: detection.corners[i] for i in used}
-    return Calibration(
+    cal = Calibration(
         geometry=geometry,
         image_size=(w, h),
         homography=homography,
@@ -125,6 +125,24 @@ def calibrate_from_markers(
         marker_image_corners=markers,
         created=_stamp(),
     )
+    if len(used) < 4 and config.polish_with_board:
+        cal = _polish(frame, cal, config)
+    return cal
+
+
+def _polish(frame: np.ndarray, cal: Calibration, config: MarkerConfig) -> Calibration:
+    """With a marker missing, the far corner's perspective is a guess (2-6 mm off): let the board's own
+    look correct it, when that look confirms the markers to within ``polish_max_shift_mm``."""
+    from tablecompanion.calibration.find_board import refine_calibration
+
+    polished = refine_calibration(frame, cal)
+    if polished is None:
+        return cal
+    surface = rect_corners(cal.geometry.surface)
+    moved = polished.image_to_board(cal.board_to_image(surface)) - surface
+    if np.max(np.linalg.norm(moved, axis=1)) > config.polish_max_shift_mm:
+        return cal
+    return polished
 
 
 def _undistort(pts: np.ndarray, k: np.ndarray | None, d: np.ndarray | None) -> np.ndarray:
