@@ -46,7 +46,8 @@ def _token_matches(token: str, stored: str) -> bool:
 class Hall:
     """The tables of a server, backed by one :class:`~tablecompanion.record.Record` under ``data_dir``."""
 
-    def __init__(self, data_dir, *, now: Callable[[], float] | None = None) -> None:
+    def __init__(self, data_dir, *, now: Callable[[], float] | None = None,
+                 tick_interval: float | None = None) -> None:
         from tablecompanion.record import Record, RecordError
 
         self.data_dir = Path(data_dir)
@@ -66,6 +67,10 @@ class Hall:
             except Exception as exc:  # noqa: BLE001 - one bad table must not keep the others down
                 log.exception("table %s could not be resumed", row.id)
                 self.resume_errors[row.id] = str(exc)
+        self._ticker: threading.Thread | None = None
+        self._ticker_stop = threading.Event()
+        if tick_interval:
+            self.start_ticker(tick_interval)
 
     def create_table(self, settings: TableSettings | dict, table_id: str | None = None,
                      token: str | None = None) -> tuple[Referee, str]:
@@ -126,6 +131,29 @@ class Hall:
                 log.warning("table %s: clock check failed: %s", ref.table_id, exc)
         return out
 
+    def start_ticker(self, interval: float = 1.0) -> None:
+        """Check every table's clock every ``interval`` seconds from a daemon thread (for servers), so a
+        time-out is recorded when it happens even if nobody acts."""
+        if self._ticker is not None and self._ticker.is_alive():
+            return
+        self._ticker_stop.clear()
+
+        def loop() -> None:
+            while not self._ticker_stop.wait(interval):
+                try:
+                    self.tick()
+                except Exception:  # noqa: BLE001 - the ticker must outlive any one table's trouble
+                    log.exception("clock tick failed")
+
+        self._ticker = threading.Thread(target=loop, name="hall-clock", daemon=True)
+        self._ticker.start()
+
+    def stop_ticker(self) -> None:
+        self._ticker_stop.set()
+        if self._ticker is not None:
+            self._ticker.join(5)
+            self._ticker = None
+
     def dice_statistics(self) -> dict:
         """Dice statistics per dice set across every table of this record."""
         from tablecompanion.record.export import dice_statistics_for
@@ -133,4 +161,5 @@ class Hall:
         return dice_statistics_for(self.record)
 
     def close(self) -> None:
+        self.stop_ticker()
         self.record.close()

@@ -102,3 +102,24 @@ def test_clock_is_rebuilt_exactly_on_resume(tmp_path):
     again = Hall(tmp_path, now=clk).get("1")
     assert again.snapshot()["clock"] == before
     assert before["remaining"] == {"X": 600 - 28, "O": 600 - (17 + 100 - 12)}
+
+
+def test_hall_ticker_records_a_time_out_nobody_acted_on(tmp_path):
+    import time
+
+    clk = FakeClock(100.0)
+    hall = Hall(tmp_path, now=clk, tick_interval=0.02)
+    try:
+        ref, _ = hall.create_table(TableSettings(players=("A", "B"), match_length=1,
+                                                 clock={"delay_s": 1, "bank_per_point_s": 2}))
+        ref.act({"action": "roll", "dice": [3, 1]})
+        time.sleep(0.1)
+        assert ref.snapshot()["status"] == "playing"
+        clk.advance(3.5)
+        deadline = time.monotonic() + 5
+        while ref.snapshot()["status"] != "match_over" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        snap = ref.snapshot()
+        assert snap["status"] == "match_over" and snap["timeout"] == {"loser": "X", "winner": "O", "time": 103.0}
+    finally:
+        hall.close()
