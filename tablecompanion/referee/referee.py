@@ -27,7 +27,7 @@ from .errors import BadActionError, NotAllowedError, RecordUnavailableError, Ref
 from .settings import TableSettings
 from .state import Event, TableState
 
-__all__ = ["Referee", "ACTIONS", "normalize_action"]
+__all__ = ["Referee", "ACTIONS", "normalize_action", "public_decisions"]
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,25 @@ def normalize_action(action: Any) -> tuple[str, dict]:
     elif kind == "void":
         payload["reason"] = _text(action.get("reason"), "reason", "void") or "void"
     return kind, payload
+
+
+FLAG_DECISIONS = ("illegal_play_flagged", "illegal_play_stands", "illegal_play_accepted", "correction_requested",
+                  "correction_out_of_time")
+
+
+def public_decisions(decisions: list[dict]) -> list[dict]:
+    """Decisions as the public display may show them: no flags; a correction reads as the play it is."""
+    out = []
+    for d in decisions:
+        kind = d.get("decision")
+        if kind in FLAG_DECISIONS:
+            continue
+        if kind == "correction_accepted":
+            d = {k: v for k, v in d.items() if k != "flag"}
+            d["decision"] = "play_accepted"
+            d["message"] = d["message"].replace("correction accepted: ", "")
+        out.append(d)
+    return out
 
 
 class Referee:
@@ -430,8 +449,7 @@ class Referee:
 
     def _notify(self, ev: Event, decisions: list[dict]) -> None:
         note = {"table": self.table_id, "n": ev.n, "kind": ev.kind, "source": ev.source, "time": ev.time,
-                "decisions": decisions, "public_decisions": [d for d in decisions if d["decision"] not in
-                                                             ("illegal_play_flagged",)]}
+                "decisions": decisions, "public_decisions": public_decisions(decisions)}
         for cb in list(self._subscribers):
             try:
                 cb(note)

@@ -553,3 +553,17 @@ def test_backgammon_as_gammon(make_ref):
     ref.act({"action": "resign", "level": "backgammon", "player": "O"})
     out = ref.act({"action": "accept_resign"})
     assert out[-1]["points"] == 2 and out[-1]["level"] == "gammon"
+
+
+def test_subscribers_get_public_decisions_without_flags(make_ref):
+    ref = make_ref()
+    notes = []
+    ref.subscribe(notes.append)
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    ref.act({"action": "correct", "play": "24/18 13/9"})
+    assert notes[1]["public_decisions"] == []
+    pub = notes[2]["public_decisions"]
+    assert [d["decision"] for d in pub] == ["play_accepted"] and "flag" not in pub[0]
+    assert pub[0]["message"] == "Alice plays 6-4: 24/18 13/9"
+    assert notes[2]["decisions"][0]["decision"] == "correction_accepted"
