@@ -14,7 +14,7 @@ import numpy as np
 
 from tablecompanion.calibration.config import DEFAULT_DRIFT, DEFAULT_FIND_BOARD, DriftConfig, FindBoardConfig
 from tablecompanion.calibration.errors import CalibrationError
-from tablecompanion.calibration.find_board import find_board
+from tablecompanion.calibration.find_board import find_board, refine_calibration
 from tablecompanion.calibration.markers import detect_markers
 from tablecompanion.calibration.model import Calibration, rect_corners
 
@@ -81,7 +81,11 @@ def check_drift(
         shift = max(per_marker.values())
         status = _verdict(shift, config)
         return DriftReport(status, shift, "markers", _message(status, shift, "markers", calibration.name), per_marker)
-    found = find_board(frame, calibration.spec, calibration.geometry.home, config=find_config)
+    # no markers: let the board's look pull the saved placement to where the board is now (a short local
+    # search), and only if that fails search the whole frame
+    found = refine_calibration(frame, calibration, find_config)
+    if found is None:
+        found = find_board(frame, calibration.spec, calibration.geometry.home, config=find_config)
     if found is None:
         if calibration.source == "markers":
             msg = "no corner marker and no board seen: is something covering the board, or has the camera moved?"
