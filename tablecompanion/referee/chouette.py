@@ -12,7 +12,6 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from tablecompanion.rules.actions import ActionError
 from tablecompanion.rules.chouette import Chouette
 from tablecompanion.rules.match import Match
 
@@ -150,11 +149,3 @@ class ChouetteMatch:
         new.games = list(self.games)
         return new
 
-
-def check_chouette_names(names: Any) -> tuple[str, ...]:
-    if not isinstance(names, (list, tuple)) or len(names) < 3:
-        raise ActionError("a chouette needs at least three players, box first")
-    out = tuple(str(n).strip() for n in names)
-    if any(not n or len(n) > 40 for n in out) or len(set(out)) != len(out):
-        raise ActionError("chouette players need distinct names of 1 to 40 characters")
-    return out

@@ -21,7 +21,7 @@ from typing import Callable
 
 from .errors import BadActionError, NotAllowedError, RefereeError, UnknownTableError
 from .referee import Referee
-from .settings import TableSettings  # noqa: F401 (doctest)
+from .settings import TableSettings
 
 __all__ = ["Hall", "hash_token"]
 
