@@ -202,6 +202,7 @@ class Record:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        _fsync_dir(folder)  # the new file's name must survive a power cut too
         return path.relative_to(self.data_dir).as_posix()
 
     def evidence_path(self, relative: str) -> Path:
@@ -227,6 +228,19 @@ def _dumps(obj: Any) -> str:
         return json.dumps(obj, separators=(",", ":"), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise RecordError(f"event payload is not plain JSON: {exc}") from exc
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory handles
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
 
 
 def _safe_name(name: str) -> str:
