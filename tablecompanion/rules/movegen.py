@@ -65,22 +65,24 @@ def generate(b: list[int], o: list[int], d1: int, d2: int) -> dict:
 def _non_doubles(b, o, d1, d2):
     """Both orders of the two dice; plays reaching the same position are kept once.
 
-    Away from the bar and the bear-off the second die's steps after a first step are the
-    second die's steps before it, less those from a point the first step emptied, plus one from
-    the point it newly occupied; only near the end of the race is the board scanned again.
+    Away from the bar and the bear-off (``fast``), the second die's steps after a first step are
+    the second die's steps before it, less those from a point the first step emptied, plus one
+    from the point it newly occupied. In that case the second order (lower die first) only adds
+    the plays where one checker continues from where the lower die left it: every other pair of
+    steps was already played the other way round. Near the end of the race the board is scanned
+    again after each first step.
     """
     both: dict = {}
     single_hi: dict = {}
     single_lo: dict = {}
-    hi = 24
-    while hi and not b[hi]:
-        hi -= 1
+    hi = _below(b, 25)
     fast = not b[25] and hi > 6
     for first, second, singles in ((d1, d2, single_hi), (d2, d1, single_lo)):
         firsts = single_moves(b, o, first)
         if not firsts:
             continue
         base2 = single_moves(b, o, second) if fast else None
+        reversed_order = first == d2
         for s, t in firsts:
             # play the first step
             b[s] -= 1
@@ -95,28 +97,29 @@ def _non_doubles(b, o, d1, d2):
                 mask1 = 0
             step1 = (s, t, first, hit1)
             if fast and (s != hi or b[s] or _still_out(b, hi)):
-                seconds = [m for m in base2 if m[0] != s] if not b[s] else list(base2)
+                if b[s]:
+                    any_base = bool(base2)
+                    seconds = None if reversed_order else base2
+                else:
+                    rest = [m for m in base2 if m[0] != s]
+                    any_base = bool(rest)
+                    seconds = None if reversed_order else rest
+                chain = None
                 if b[t] == 1:
                     t2 = t - second
                     if t2 > 0 and o[t2] < 2:
-                        seconds.append((t, t2))
+                        chain = (t, t2)
+                if seconds:
+                    _record(b, o, both, step1, mask1, seconds, second)
+                if chain:
+                    _record(b, o, both, step1, mask1, (chain,), second)
+                played_both = any_base or chain is not None
             else:
                 seconds = single_moves(b, o, second)
-            if seconds:
-                for s2, t2 in seconds:
-                    b[s2] -= 1
-                    b[t2] += 1
-                    if t2 and o[t2] == 1:
-                        key = (tuple(b), mask1 | (1 << t2))
-                        if key not in both:
-                            both[key] = (step1, (s2, t2, second, True))
-                    else:
-                        key = (tuple(b), mask1)
-                        if key not in both:
-                            both[key] = (step1, (s2, t2, second, False))
-                    b[t2] -= 1
-                    b[s2] += 1
-            elif not both:
+                if seconds:
+                    _record(b, o, both, step1, mask1, seconds, second)
+                played_both = bool(seconds)
+            if not played_both and not both:
                 key = (tuple(b), mask1)
                 if key not in singles:
                     singles[key] = (step1,)
@@ -129,6 +132,31 @@ def _non_doubles(b, o, d1, d2):
     if both:
         return both
     return single_hi or single_lo
+
+
+def _record(b, o, both, step1, mask1, seconds, second):
+    """Play each of ``seconds`` after ``step1`` and keep the positions not seen yet."""
+    for s2, t2 in seconds:
+        b[s2] -= 1
+        b[t2] += 1
+        if t2 and o[t2] == 1:
+            key = (tuple(b), mask1 | (1 << t2))
+            if key not in both:
+                both[key] = (step1, (s2, t2, second, True))
+        else:
+            key = (tuple(b), mask1)
+            if key not in both:
+                both[key] = (step1, (s2, t2, second, False))
+        b[t2] -= 1
+        b[s2] += 1
+
+
+def _below(b, p):
+    """The highest point under ``p`` holding a checker of ``b`` (0 if none)."""
+    p -= 1
+    while p and not b[p]:
+        p -= 1
+    return p
 
 
 def _still_out(b, hi):
@@ -188,13 +216,9 @@ def _doubles_search(b, o, d, moves_left, prefix, mask0):
     steps = list(prefix)
     full = len(prefix) + moves_left
 
-    def search(left: int, max_source: int, mask: int) -> None:
-        # ``left`` >= 1 here: a node with no step left is recorded by its parent
-        hi = 24
-        while not b[hi]:
-            hi -= 1
-            if not hi:
-                break
+    def search(left: int, max_source: int, mask: int, hi: int) -> None:
+        # ``left`` >= 1 here: a node with no step left is recorded by its parent.
+        # ``hi`` is the highest point holding a checker (0 when none is left).
         s = max_source if max_source < hi else hi
         moved = False
         stop = 0 if hi <= 6 else d
@@ -223,7 +247,7 @@ def _doubles_search(b, o, d, moves_left, prefix, mask0):
                             found[key] = (*steps, (s, t, d, True))
                     else:
                         steps.append((s, t, d, True))
-                        search(left - 1, s, mask | (1 << t))
+                        search(left - 1, s, mask | (1 << t), hi if b[s] or s != hi else _below(b, s))
                         steps.pop()
                     o[t] = 1
                     o[0] -= 1
@@ -234,7 +258,7 @@ def _doubles_search(b, o, d, moves_left, prefix, mask0):
                             found[key] = (*steps, (s, t, d, False))
                     else:
                         steps.append((s, t, d, False))
-                        search(left - 1, s, mask)
+                        search(left - 1, s, mask, hi if b[s] or s != hi else _below(b, s))
                         steps.pop()
                 b[t] -= 1
                 b[s] += 1
@@ -257,7 +281,7 @@ def _doubles_search(b, o, d, moves_left, prefix, mask0):
                 if key not in found:
                     found[key] = tuple(steps)
 
-    search(moves_left, 24, mask0)
+    search(moves_left, 24, mask0, _below(b, 25))
     if not best[0]:
         return {}
     return found
