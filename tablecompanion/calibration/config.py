@@ -18,7 +18,7 @@ class MarkerConfig:
     min_perimeter_rate: float = 0.01  # smallest marker perimeter / image side: far markers of a tilted camera are small
     max_reprojection_error_mm: float = 3.0  # above this a marker is misplaced or misread
     polish_with_board: bool = True  # with 3 markers, refine by the board's look (the 4th corner is a guess)
-    polish_max_shift_mm: float = 15.0  # ...unless that moves the surface's corners further than this
+    polish_max_shift_mm: float = 30.0  # ...unless that moves the surface's corners further than this
     max_marker_scale_error: float = 0.1  # markers 10% off their expected size: wrong print scale or frame width
 
 
