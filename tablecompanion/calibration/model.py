@@ -111,12 +111,7 @@ class Calibration:
                 f"this calibration does not say who sits at the bottom, so it cannot place {player!r}: "
                 "calibrate with --bottom X (or O) or set the table's seating"
             )
-        if player == self.bottom_player:
-            return "bottom"
-        others = {"X": "O", "O": "X"}
-        if others.get(player) == self.bottom_player or player not in ("X", "O"):
-            return "top"
-        return "top"
+        return "bottom" if player == self.bottom_player else "top"
 
     # --- lens -----------------------------------------------------------------------------------
     def _check_frame(self, frame: np.ndarray) -> None:
