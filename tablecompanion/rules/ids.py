@@ -114,6 +114,7 @@ _FIELDS = (
     ("match_length", 21, 15),
     ("score0", 36, 15),
     ("score1", 51, 15),
+    ("no_jacoby", 66, 1),
 )
 
 
@@ -144,6 +145,9 @@ class MatchState:
     dice: tuple[int, int] = (0, 0)
     match_length: int = 0
     score: tuple[int, int] = (0, 0)
+    no_jacoby: bool = False
+    """Bit 67 of the key, past the manual's 66: gnubg sets it when the Jacoby rule is not in force
+    (in every match, and in money play with Jacoby off)."""
 
     def __post_init__(self) -> None:
         if self.cube < 1 or self.cube & (self.cube - 1) or self.cube > 1 << 15:
@@ -170,6 +174,8 @@ class MatchState:
         """Decode a 12-character Match ID; :class:`InvalidIdError` on anything that is not one."""
         raw = _b64_bytes(text, 12, 9, "Match ID")
         value = int.from_bytes(raw, "little")
+        if value >> 67:
+            raise InvalidIdError(f"{text!r} is not a Match ID: bits set after the match key")
         f = {name: value >> offset & ((1 << width) - 1) for name, offset, width in _FIELDS}
         if f["cube_owner"] == 2:
             raise InvalidIdError(f"{text!r} is not a Match ID: cube owner field is 2")
@@ -195,6 +201,7 @@ class MatchState:
                 dice=(f["die1"], f["die2"]),
                 match_length=length,
                 score=(f["score0"], f["score1"]),
+                no_jacoby=bool(f["no_jacoby"]),
             )
         except InvalidIdError as exc:
             raise InvalidIdError(f"{text!r} is not a Match ID: {exc}") from None
@@ -215,6 +222,7 @@ class MatchState:
             "match_length": self.match_length,
             "score0": self.score[0],
             "score1": self.score[1],
+            "no_jacoby": int(self.no_jacoby),
         }
         value = 0
         for name, offset, width in _FIELDS:

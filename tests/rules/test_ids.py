@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import json
+from pathlib import Path
 
 import pytest
 
@@ -137,7 +139,14 @@ def test_bad_match_ids_raise(fields, why):
         MatchState.from_match_id(_match_id_from_bits(**fields))
 
 
-@pytest.mark.parametrize("bad", ["", "cAkAAAAAAAA", "cAkAAAAAAAAAA", "cAkAAAAAAA=A", "cAkAAAAAAA?A"])
+def test_bit_67_is_gnubgs_no_jacoby_flag():
+    # a gnubg Match ID of a 7-point match: gnubg sets the bit past the manual's 66
+    state = MatchState.from_match_id("8AnyADAAMAAE")
+    assert state.no_jacoby and state.match_length == 7
+    assert state.match_id() == "8AnyADAAMAAE"
+
+
+@pytest.mark.parametrize("bad", ["", "cAkAAAAAAAA/", "cAkAAAAAAAA", "cAkAAAAAAAAAA", "cAkAAAAAAA=A", "cAkAAAAAAA?A"])
 def test_malformed_match_ids_raise(bad):
     with pytest.raises(InvalidIdError):
         MatchState.from_match_id(bad)
@@ -150,3 +159,29 @@ def test_invalid_position_boards_raise():
         Position.from_board([16] + [0] * 24, [0] * 25)
     with pytest.raises(RulesError, match="negative"):
         Position.from_board([-1] + [0] * 24, [0] * 25)
+
+
+def test_scoring_file_match_ids_decode_to_its_score_cube_and_crawford():
+    """The gnubg IDs of the scoring dev file (its bear-off cases): matches, money, owned cubes,
+    Crawford games."""
+    path = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rules" / "gnubg_scoring_dev.jsonl"
+    if not path.exists():
+        pytest.skip(f"shared data not found: {path}")
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    with_ids = [r for r in records if "gnubg_id_before" in r]
+    assert len(records) == 300 and len(with_ids) > 250
+    for r in with_ids:
+        pid, mid = r["gnubg_id_before"].split(":")
+        state = MatchState.from_match_id(mid)
+        assert state.match_id() == mid and Position.from_position_id(pid).position_id() == pid
+        me, other = r["turn"], 1 - r["turn"]
+        assert state.player_on_roll == me, r["id"]
+        assert state.match_length == r["match_length"], r["id"]
+        assert state.score[me] == r["score_on_roll"] and state.score[other] == r["score_opponent"], r["id"]
+        assert state.cube == r["cube_value"], r["id"]
+        owner = {"centered": None, "on_roll": me, "opponent": other}[r["cube_owner"]]
+        assert state.cube_owner == owner, r["id"]
+        assert state.crawford == (r["phase"] == "crawford"), r["id"]
+        assert state.no_jacoby == (not r["jacoby"]), r["id"]
+        if r["ending"] == "bearoff":
+            assert sorted(state.dice, reverse=True) == sorted(r["dice"], reverse=True), r["id"]

@@ -80,15 +80,15 @@ def test_random_games_keep_the_invariants(seed):
     st.sampled_from(["playing", "over", "resigned", "dropped", "none"]), st.integers(0, 1), st.booleans(),
     st.sampled_from(["none", "single", "gammon", "backgammon"]),
     st.sampled_from([(0, 0)] + [(a, b) for a in range(1, 7) for b in range(1, 7)]),
-    st.integers(0, 64), st.integers(0, 64), st.integers(0, 64),
+    st.integers(0, 64), st.integers(0, 64), st.integers(0, 64), st.booleans(),
 )
 def test_match_id_round_trips(cube_log, owner, roller, crawford, state, turn, doubled, resign, dice,
-                              length, s0, s1):
+                              length, s0, s1, no_jacoby):
     if length:
         s0, s1 = s0 % length, s1 % length
     m = MatchState(cube=1 << cube_log, cube_owner=owner, player_on_roll=roller, crawford=crawford,
                    game_state=state, turn=turn, double_offered=doubled, resignation=resign,
-                   dice=dice, match_length=length, score=(s0, s1))
+                   dice=dice, match_length=length, score=(s0, s1), no_jacoby=no_jacoby)
     assert MatchState.from_match_id(m.match_id()) == m
 
 
@@ -195,3 +195,40 @@ def test_legal_plays_agree_with_the_gnubg_binding(pos, dice):
         # have an even length, can be replayed in full.
         if len(flat) % 2 == 0:
             assert _apply_gnubg_tuple(pos, flat) in results, (pos.position_id(), dice, flat)
+
+
+# ------------------------------------------------------------------------------------------
+# Fuzzing the parsers: any text gives a Play/ID or a RulesError, never another exception
+
+from tablecompanion.rules import RulesError  # noqa: E402
+
+_NOTATION_ALPHABET = st.sampled_from(list("0123456789/*() ,barofBAROF-x") + ["bar", "off", "25", "24/", "(2)"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_NOTATION_ALPHABET, max_size=14).map("".join), st.sampled_from(ALL_ROLLS),
+       st.sampled_from(["4HPwATDgc/ABMA", "4HM2EwDgc/AAJg", "HgAQ2xaAAAD/Aw", "zBqhngABAAAAAA"]))
+def test_parse_play_never_crashes(text, dice, pid):
+    pos = Position.from_position_id(pid)
+    try:
+        play = pos.parse_play(text, dice)
+    except RulesError:
+        return
+    assert play.is_pass() or play in pos.legal_plays(dice)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(max_size=60) | st.from_regex(r"\A[A-Za-z0-9+/]{14}\Z") | st.from_regex(r"\A[A-Za-z0-9+/]{12}\Z")
+       | st.from_regex(r"\AXGID=[-a-oA-O]{26}(:-?[0-9]{1,2}){9}\Z"))
+def test_id_parsers_never_crash(text):
+    for parse in (Position.from_position_id, MatchState.from_match_id, Xgid.parse, Position.from_xgid):
+        try:
+            value = parse(text)
+        except RulesError:
+            continue
+        if parse is Position.from_position_id:
+            assert Position.from_position_id(value.position_id()) == value
+        elif parse is MatchState.from_match_id:
+            assert value.match_id() == text.strip()
+        elif parse is Xgid.parse:
+            assert Xgid.parse(str(value)) == value
