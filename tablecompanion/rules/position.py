@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Iterable, NamedTuple, Sequence
 
 from tablecompanion.rules import movegen
-from tablecompanion.rules.errors import IllegalPlayError, InvalidPositionError, RulesError
+from tablecompanion.rules.errors import IllegalPlayError, InvalidIdError, InvalidPositionError, RulesError
 from tablecompanion.rules.ids import decode_position_id, encode_position_id
 
 __all__ = ["Position", "Play", "Move", "BAR", "OFF", "CHECKERS", "START", "normalize_dice"]
@@ -249,8 +249,6 @@ class Position:
         try:
             return cls(second, first)
         except InvalidPositionError as exc:
-            from tablecompanion.rules.errors import InvalidIdError
-
             raise InvalidIdError(f"{position_id!r} is not a valid position: {exc}") from None
 
     def position_id(self) -> str:
