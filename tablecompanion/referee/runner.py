@@ -57,7 +57,8 @@ class CameraPipeline:
     """
 
     def __init__(self, referee, calibration=None, *, colours: dict | None = None, watcher=None,
-                 board_reader: Callable | None = None) -> None:
+                 board_reader: Callable | None = None, locate_dice: bool = True,
+                 calibrate_first_frame: bool = False) -> None:
         from tablecompanion.vision.settle import RollWatcher
 
         self.referee = referee
@@ -66,11 +67,55 @@ class CameraPipeline:
         top = "O" if bottom == "X" else "X"
         self.sides = {bottom: "bottom", top: "top"}
         self.colours = colours or {bottom: "light", top: "dark"}
-        if calibration is not None:
-            watcher = watcher or RollWatcher(board_from_image=calibration.homography, geometry=calibration.geometry)
-        self.watcher = watcher or RollWatcher()
+        self.locate_dice = locate_dice
+        self.locator = None
+        self._fallback_calibration = calibration
+        self._calibrate_pending = calibrate_first_frame and watcher is None
+        if self._calibrate_pending:
+            self.calibration = None
+        self.watcher = watcher
+        if watcher is None and not self._calibrate_pending:
+            self._make_watcher()
+        self.watcher = self.watcher or RollWatcher()
         self._read_board = board_reader
         self.last_frame = None
+        self._quiet_frames = 0
+        self._clean = True
+        self._reads_seen = 0
+
+    def _make_watcher(self) -> None:
+        """The roll watcher for this calibration: placement in board mm, and (``locate_dice``) a dice reader
+        that reads only what newly came to rest on the playing surface (:class:`~.camera.DiceLocator`)."""
+        from tablecompanion.vision.settle import RollWatcher
+
+        cal = self.calibration
+        if cal is None:
+            self.watcher = RollWatcher()
+            return
+        kwargs = {}
+        if self.locate_dice:
+            from .camera import DiceLocator
+
+            from tablecompanion.vision.settle import SettleConfig
+
+            self.locator = DiceLocator(cal)
+            kwargs["reader"] = self.locator
+            # a 16 mm die is 2 px wide in the watcher's default 160-px motion copy: its last tumbles go
+            # unseen and the roll is read while it still moves; watch at 640 px and count a few pixels
+            kwargs["config"] = SettleConfig(motion_width=640, moving_fraction=0.0001)
+        self.watcher = RollWatcher(board_from_image=cal.homography, geometry=cal.geometry, **kwargs)
+
+    def _calibrate(self, image) -> None:
+        """Calibrate once from the first frame (markers, else the board's look, else the given fallback)."""
+        from .camera import calibrate_first_frame
+
+        s = self.referee.settings
+        self.calibration = calibrate_first_frame(image, home=s.home, bottom_player=s.bottom_player,
+                                                 fallback=self._fallback_calibration)
+        self._calibrate_pending = False
+        log.info("table %s: calibration from the first frame: %s", self.referee.table_id,
+                 getattr(self.calibration, "source", None))
+        self._make_watcher()
 
     # -- per frame ------------------------------------------------------------------------------------
     def _prepare(self) -> None:
@@ -86,15 +131,51 @@ class CameraPipeline:
         from tablecompanion.vision.settle import DicePickedUp, RollSettled
 
         self.last_frame = image
+        if self._calibrate_pending:
+            self._calibrate(image)
         self._prepare()
         out = []
-        for ev in self.watcher.feed(image, t):
+        events = self.watcher.feed(image, t)
+        loc = self.locator
+        for ev in events:
             if isinstance(ev, RollSettled):
+                if loc is not None:
+                    loc.dice_settled(ev.dice, image)
                 out.append(self._roll(ev, image))
             elif isinstance(ev, DicePickedUp):
+                if loc is not None:
+                    loc.dice_gone()
                 obs = self.board_observation(image)
                 obs["type"] = "dice_picked_up"
                 out.append(obs)
+        if loc is not None:
+            out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
+        return out
+
+    def _follow_table(self, image, picked: bool) -> list[dict]:
+        """The locator's side of each frame: the dice picked up as soon as their places show the empty
+        table (the next throw often starts before the watcher sees four quiet frames), and the empty-table
+        view kept fresh while nothing is pending (every few quiet frames: slow light changes follow)."""
+        w, loc = self.watcher, self.locator
+        out: list[dict] = []
+        quiet = w.last_motion <= w.config.moving_fraction
+        self._quiet_frames = self._quiet_frames + 1 if quiet else 0
+        if not quiet:
+            self._clean = False
+        if loc.reads != self._reads_seen:  # the watcher decided on this frame
+            self._reads_seen = loc.reads
+            self._clean = True
+        if quiet and not picked and loc.dice_down and loc.gone(image):
+            loc.dice_gone()
+            if hasattr(w, "_settled"):
+                w._settled = None  # the watcher's own pick-up would repeat this one
+            obs = self.board_observation(image)
+            obs["type"] = "dice_picked_up"
+            out.append(obs)
+            self._clean = True
+            loc.set_reference(image)
+        elif quiet and self._clean and not loc.dice_down and self._quiet_frames % 5 == 1:
+            loc.set_reference(image)
         return out
 
     def _roll(self, ev, image) -> dict:
@@ -166,7 +247,8 @@ class TableRunner:
                  pipeline: CameraPipeline | None = None, calibration=None, leds: Any = None,
                  realtime: bool = False, fps: float = 30.0, colours: dict | None = None,
                  max_frames: int | None = None, fallback_actions: Iterable[dict] | None = None,
-                 fallback_after_voids: int = 3, action_delay_s: float = 1.5) -> None:
+                 fallback_after_voids: int = 3, action_delay_s: float = 1.5,
+                 on_frame: Callable | None = None, calibrate_first_frame: bool = False) -> None:
         if frames is None and observations is None and leds is None:
             raise RefereeError("a table runner needs frames, observations or an LED board")
         self.referee = referee
@@ -174,7 +256,9 @@ class TableRunner:
         self.observations = observations
         self.pipeline = pipeline
         if frames is not None and pipeline is None:
-            self.pipeline = CameraPipeline(referee, calibration, colours=colours)
+            self.pipeline = CameraPipeline(referee, calibration, colours=colours,
+                                           calibrate_first_frame=calibrate_first_frame)
+        self.on_frame = on_frame  # (image, truth or None) after each frame: the demo's operator
         self.realtime = realtime
         self.fps = fps
         self.max_frames = max_frames
@@ -239,13 +323,13 @@ class TableRunner:
                 self._observe(obs)
             return self.stats
         t0 = _time.monotonic()
-        for k, (image, t) in enumerate(self._frames()):
+        for k, (image, t, truth) in enumerate(self._frames()):
             if self._stop.is_set() or (self.max_frames is not None and k >= self.max_frames):
                 break
             if self.realtime:
                 delay = t0 + k / self.fps - _time.monotonic()
-                if delay > 0:
-                    self._stop.wait(delay)
+                if delay > 0 and self._stop.wait(delay):
+                    break
             self.stats.frames += 1
             try:
                 observations = self.pipeline.feed(image, t)
@@ -259,10 +343,24 @@ class TableRunner:
                 obs["type"] = "dice_picked_up"
                 observations.append(obs)
             for obs in observations:
+                if self._stop.is_set():
+                    return self.stats  # stopped while this frame was read: act no more
                 self._observe(obs)
+            if self._stop.is_set():
+                return self.stats
+            if self.on_frame is not None:
+                try:
+                    self.on_frame(image, truth)
+                except RefereeError as exc:
+                    self.stats.refused += 1
+                    self.stats.note({"refused": "operator", "status": exc.status, "message": exc.message})
             self.referee.tick()
             if self._vision_failing():
                 return self._replay_actions()
+        if self.on_frame is not None and not self._stop.is_set():
+            end = getattr(self.on_frame, "finish", None)
+            if end is not None:
+                end()
         return self.stats
 
     def _vision_failing(self) -> bool:
@@ -291,23 +389,25 @@ class TableRunner:
                 break
         return self.stats
 
-    def _frames(self) -> Iterator[tuple[Any, float | None]]:
+    def _frames(self) -> Iterator[tuple[Any, float | None, dict | None]]:
         src = self.frames
         if hasattr(src, "frames") and callable(src.frames):
             for f in src.frames():
-                yield f.image, f.time
+                yield f.image, f.time, None
             return
         for item in src:
             if isinstance(item, tuple) and len(item) == 2:
                 image, extra = item
                 if isinstance(extra, dict):
-                    yield image, extra.get("t")
+                    yield image, extra.get("t"), extra
                 else:
-                    yield image, extra
+                    yield image, extra, None
             else:
-                yield item, None
+                yield item, None, None
 
     def _observe(self, obs: Any) -> None:
+        if self._stop.is_set():
+            return
         self.stats.observations += 1
         try:
             out = self.referee.observe(obs)
@@ -337,11 +437,15 @@ class TableRunner:
 
 def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None = None, leds: Any = None,
                 realtime: bool = True, max_turns: int | None = None, fps: float = 30.0,
-                fallback: bool = False, fallback_after_voids: int = 3) -> TableRunner:
+                fallback: bool = False, fallback_after_voids: int = 3, with_operator: bool = True,
+                calibrate_first_frame: bool = True) -> TableRunner:
     """Simulator footage of a real match played through the real vision into ``referee`` (demo mode).
 
-    The referee's seating (``bottom_player``, ``home``) is used for the footage, and the calibration is
-    the simulator camera's own homography, as a calibrated table would have.
+    The referee's seating (``bottom_player``, ``home``) is used for the footage. The calibration comes
+    from the corner markers in the first frame (``calibrate_first_frame``), as a table is set up; the
+    simulator camera's own homography stands in when that fails. ``with_operator`` adds the demo's
+    operator (:class:`~.camera_demo.FootageOperator`): cube actions and resignations, and the turns the
+    camera missed or misread, entered from the match file; ``runner.operator.tally`` counts who read what.
     """
     import numpy as np
 
@@ -357,16 +461,25 @@ def demo_runner(referee, mat_path, *, seed: int = 0, inject: str | dict | None =
                               homography=np.asarray(model.homography_image_to_board()),
                               camera_matrix=np.asarray(model.K), dist_coeffs=np.asarray(model.dist),
                               bottom_player=s.bottom_player, source="markers")
+    turns: list = []
     frames = iter_match_frames(mat_path, seed=seed, fps=fps, inject=inject, camera=camera, home=s.home,
-                               bottom=s.bottom_player, max_turns=max_turns, encode=False)
+                               bottom=s.bottom_player, max_turns=max_turns, encode=False, turns_out=turns)
     fallback_actions = None
     if fallback:
         from .matplay import mat_actions
 
         fallback_actions = mat_actions(Path(mat_path).read_text(encoding="utf-8", errors="replace"),
                                        settings=referee.settings)
-    return TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps,
-                       fallback_actions=fallback_actions, fallback_after_voids=fallback_after_voids)
+    operator = None
+    if with_operator:
+        from .camera_demo import FootageOperator
+
+        operator = FootageOperator(referee, turns)
+    runner = TableRunner(referee, frames=frames, calibration=calibration, leds=leds, realtime=realtime, fps=fps,
+                         fallback_actions=fallback_actions, fallback_after_voids=fallback_after_voids,
+                         on_frame=operator, calibrate_first_frame=calibrate_first_frame)
+    runner.operator = operator
+    return runner
 
 
 SHARED_MATCHES = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "matches"

@@ -1,0 +1,259 @@
+"""What the camera pipeline needs around the dice reader to follow a real table: calibration from the
+first frame, and a dice reader that only looks where something new came to rest.
+
+Reading a whole 1280x720 frame finds "dice" everywhere a board has round bright spots: checker rims and
+highlights, the corner ArUco markers, the doubling cube's digits. A die, though, is the one thing that
+*arrives* on the board between two quiet moments. :class:`DiceLocator` keeps a reference view of the
+table taken while no dice lie on it (after the dice were picked up, before the next throw) and, when the
+roll watcher asks for a reading:
+
+* with no dice down: compares the frame with that reference (colour difference at half size), keeps the
+  changed blobs inside the playing surface (trays, frame, markers and the cube's resting place are
+  masked out), and runs the real dice reader only on a crop around each blob; readings are kept when
+  their centre lies on the playing surface and their side fits a die at the calibration's scale
+  (``BoardSpec.die_size`` mm through the homography);
+* with dice down (a settled roll): checks whether each settled die is still where it came to rest (the
+  patch around it matches the patch at settle time); when they are gone, the dice were picked up.
+
+Only crops are read, so the per-frame cost stays small (the roll watcher's motion measure on a
+160-px copy, plus a few die-sized crops when something settles).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = ["DiceLocator", "LocatorConfig", "calibrate_first_frame"]
+
+log = logging.getLogger(__name__)
+
+
+def calibrate_first_frame(image, *, home: str = "right", bottom_player: str | None = None, fallback=None):
+    """A calibration from one frame: the corner markers, else the board's own look, else ``fallback``."""
+    from tablecompanion.calibration import calibrate_from_markers
+
+    try:
+        return calibrate_from_markers(image, home=home, bottom_player=bottom_player)
+    except Exception as exc:  # noqa: BLE001 - no markers in view: try the board's look
+        log.info("no calibration from markers (%s); looking for the board itself", exc)
+    try:
+        from tablecompanion.calibration import find_board
+
+        cal = find_board(image, home=home, bottom_player=bottom_player)
+        if cal is not None:
+            return cal
+    except Exception as exc:  # noqa: BLE001
+        log.info("board not found in the first frame: %s", exc)
+    return fallback
+
+
+@dataclass(frozen=True)
+class LocatorConfig:
+    """Thresholds of :class:`DiceLocator` (sizes relative to a die's side at the calibration's scale)."""
+
+    diff_scale: float = 0.5  # the change mask is computed at this fraction of the frame size
+    diff_threshold: int = 70  # sum over B, G, R of |frame - reference| that counts as changed
+    min_blob_frac: float = 0.25  # a changed blob must cover this much of a die's area
+    max_blob_side: float = 6.0  # blobs larger than this many die sides (a hand, an arm) are not read
+    crop_pad: float = 1.2  # die sides of margin around a blob when cropping for the dice reader
+    max_crops: int = 6
+    die_px_for_reader: float = 48.0  # crops are enlarged so a die is about this wide (its pips a few px)
+    min_size: float = 0.6  # a reading's side must be within [min_size, max_size] x the expected side
+    max_size: float = 1.45
+    still_corr: float = 0.55  # a settled die is still there when its patch correlates this well
+    gone_diff: float = 12.0  # ... and gone when its patch looks like the empty table again (mean |diff|)
+
+
+@dataclass
+class DiceLocator:
+    """A dice reader for ``RollWatcher(reader=...)`` that reads only what is new on the playing surface."""
+
+    calibration: Any
+    config: LocatorConfig = field(default_factory=LocatorConfig)
+    reader: Callable[..., list] | None = None
+
+    def __post_init__(self) -> None:
+        import cv2
+
+        from tablecompanion.vision.dice import read_dice
+
+        self.reader = self.reader or read_dice
+        cal = self.calibration
+        geo = cal.geometry
+        w, h = cal.image_size
+        self.image_size = (int(w), int(h))
+        self.reference: np.ndarray | None = None
+        self.reference_grey: np.ndarray | None = None
+        self.settled: list[tuple[Any, np.ndarray]] = []  # (reading, grey patch at settle time)
+        self.reads = 0
+        self.crops_read = 0
+        self.rejected = {"outside": 0, "size": 0}
+        # the playing surface (both halves and the bar) in the half-size change mask
+        s = self.config.diff_scale
+        poly = np.asarray(cal.rect_polygon_image(geo.surface, samples_per_side=8), dtype=np.float64) * s
+        self.surface_mask = np.zeros((max(1, round(h * s)), max(1, round(w * s))), np.uint8)
+        cv2.fillPoly(self.surface_mask, [np.round(poly).astype(np.int32)], 255)
+        x0, y0, x1, y1 = geo.surface
+        self.die_px = float(geo.spec.die_size) * float(cal.px_per_mm_at(((x0 + x1) / 2, (y0 + y1) / 2)))
+
+    # -- state the pipeline keeps up to date ------------------------------------------------------------
+    def set_reference(self, image) -> None:
+        """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
+        self.reference = self._half(image)
+        self.reference_grey = self._grey(image)
+
+    def dice_settled(self, readings: Sequence, image) -> None:
+        grey = self._grey(image)
+        self.settled = [(r, self._patch(grey, r.centre)) for r in readings]
+
+    def dice_gone(self) -> None:
+        self.settled = []
+
+    @property
+    def dice_down(self) -> bool:
+        return bool(self.settled)
+
+    # -- the reader ---------------------------------------------------------------------------------
+    def __call__(self, frame, config=None) -> list:
+        self.reads += 1
+        if self.settled:
+            return self._still_there(frame)
+        if self.reference is None:
+            self.set_reference(frame)
+            return []
+        return self._new_dice(frame, config)
+
+    def gone(self, frame) -> bool:
+        """Every settled die has left its place, and the table shows there as it did before the throw."""
+        if not self.settled or self.reference_grey is None:
+            return False
+        import cv2
+
+        grey = self._grey(frame)
+        for reading, before in self.settled:
+            now = self._patch(grey, reading.centre)
+            empty = self._patch(self.reference_grey, reading.centre)
+            if now.shape != before.shape or now.shape != empty.shape or now.size == 0:
+                return False
+            corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
+            if math.isfinite(corr) and corr >= self.config.still_corr:
+                return False
+            if float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) > self.config.gone_diff:
+                return False
+        return True
+
+    def _still_there(self, frame) -> list:
+        """The settled dice while every one is where it came to rest; [] as soon as one is gone."""
+        import cv2
+
+        grey = self._grey(frame)
+        for reading, before in self.settled:
+            now = self._patch(grey, reading.centre)
+            if now.shape != before.shape or now.size == 0:
+                return []
+            corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
+            if not math.isfinite(corr) or corr < self.config.still_corr:
+                return []
+        return [r for r, _ in self.settled]
+
+    def _new_dice(self, frame, config) -> list:
+        import cv2
+
+        c = self.config
+        small = self._half(frame)
+        if small.shape != self.reference.shape:
+            self.reference = small
+            return []
+        diff = cv2.absdiff(small, self.reference).astype(np.int16).sum(axis=2)
+        mask = ((diff > c.diff_threshold).astype(np.uint8) * 255) & self.surface_mask
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        die = self.die_px * c.diff_scale
+        blobs = []
+        for i in range(1, n):
+            x, y, bw, bh, area = stats[i]
+            if area < c.min_blob_frac * die * die or max(bw, bh) > c.max_blob_side * die:
+                continue
+            blobs.append((area, x, y, bw, bh))
+        blobs.sort(reverse=True)
+        out: list = []
+        H, W = frame.shape[:2]
+        # a 17-px die has 2-px pips, below what the pip finder sees: read crops enlarged
+        up = int(min(4, max(1, round(c.die_px_for_reader / max(self.die_px, 1.0)))))
+        for _, x, y, bw, bh in blobs[: c.max_crops]:
+            pad = c.crop_pad * die
+            x0 = int(max(0, (x - pad) / c.diff_scale))
+            y0 = int(max(0, (y - pad) / c.diff_scale))
+            x1 = int(min(W, (x + bw + pad) / c.diff_scale))
+            y1 = int(min(H, (y + bh + pad) / c.diff_scale))
+            self.crops_read += 1
+            crop = np.ascontiguousarray(frame[y0:y1, x0:x1])
+            if up > 1:
+                crop = cv2.resize(crop, None, fx=up, fy=up, interpolation=cv2.INTER_CUBIC)
+            try:
+                found = self.reader(crop, config)
+            except Exception as exc:  # noqa: BLE001 - an unreadable crop is no die
+                log.debug("dice reader failed on a crop: %s", exc)
+                continue
+            for r in found:
+                r = _shifted(r, x0, y0, 1.0 / up)
+                if self._keep(r) and not any(math.dist(r.centre, k.centre) < 0.6 * self.die_px for k in out):
+                    out.append(r)
+        out.sort(key=lambda r: (r.centre[0], r.centre[1]))
+        return out
+
+    def _keep(self, r) -> bool:
+        geo = self.calibration.geometry
+        x, y = (float(v) for v in self.calibration.image_to_board([r.centre])[0])
+        sx0, sy0, sx1, sy1 = geo.surface
+        tol = geo.spec.die_size / 2
+        if not (sx0 - tol <= x <= sx1 + tol and sy0 - tol <= y <= sy1 + tol):
+            self.rejected["outside"] += 1
+            return False
+        expected = float(geo.spec.die_size) * float(self.calibration.px_per_mm_at((x, y)))
+        size = float(getattr(r, "size", 0.0) or 0.0)
+        if size and not (self.config.min_size * expected <= size <= self.config.max_size * expected):
+            self.rejected["size"] += 1
+            return False
+        return True
+
+    # -- images -------------------------------------------------------------------------------------
+    def _half(self, image) -> np.ndarray:
+        import cv2
+
+        s = self.config.diff_scale
+        h, w = self.surface_mask.shape
+        small = cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA) if s != 1 else image
+        return cv2.GaussianBlur(small, (3, 3), 0)
+
+    @staticmethod
+    def _grey(image) -> np.ndarray:
+        import cv2
+
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+    def _patch(self, grey: np.ndarray, centre) -> np.ndarray:
+        r = max(4, int(round(self.die_px * 0.9)))
+        x, y = int(round(centre[0])), int(round(centre[1]))
+        h, w = grey.shape[:2]
+        x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
+        return np.ascontiguousarray(grey[y0:y1, x0:x1]).astype(np.float32)
+
+
+def _shifted(r, dx: float, dy: float, scale: float = 1.0):
+    """A reading from a (scaled) crop, in the whole frame's pixels."""
+    def at(p):
+        return (p[0] * scale + dx, p[1] * scale + dy)
+
+    try:
+        return replace(r, centre=at(r.centre), outline=tuple(at(p) for p in r.outline),
+                       pips=tuple(at(p) for p in getattr(r, "pips", ())),
+                       size=float(getattr(r, "size", 0.0) or 0.0) * scale)
+    except TypeError:  # not a dataclass: move the centre only
+        r.centre = at(r.centre)
+        return r

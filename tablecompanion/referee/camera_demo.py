@@ -1,0 +1,163 @@
+"""The demo table's operator: keeps the referee in step with simulator footage where the camera cannot.
+
+In demo mode the footage of a real match runs through the real vision. The camera reads rolls (valid or
+void) and, when the dice are picked up, the board and so the play. What it does not read — cube actions
+and resignations, which players say aloud — an operator enters at a real table; and when the camera missed
+or misread a roll or a play, the operator corrects it (undo, then enter it), as the dashboard lets one do.
+:class:`FootageOperator` is that operator, working from the footage's per-turn records (the match file):
+after each turn it checks the referee against the turn's known result and enters only what is missing,
+counting per turn who did what, so the demo says how much the camera really read.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from .errors import RefereeError
+
+__all__ = ["FootageOperator", "TurnTally"]
+
+log = logging.getLogger(__name__)
+
+ROLL_STATES = ("roll", "roll_or_double")
+MAX_UNDO = 6
+
+
+@dataclass
+class TurnTally:
+    """Per turn of the footage: who read the roll and who read the play ("camera", "operator", "corrected")."""
+
+    turns: list[dict] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        rolls = [t for t in self.turns if t["kind"] == "roll"]
+        out = {"turns": len(self.turns), "roll_turns": len(rolls), "cube_or_resign_turns": len(self.turns) - len(rolls)}
+        for what in ("roll", "play"):
+            for who in ("camera", "operator", "corrected", "failed"):
+                out[f"{what}_{who}"] = sum(1 for t in rolls if t.get(what) == who)
+        return out
+
+
+def _resign_level(points: int, cube: int) -> str:
+    if points <= cube:
+        return "single"
+    return "gammon" if points <= 2 * cube else "backgammon"
+
+
+class FootageOperator:
+    """``TableRunner(on_frame=...)``: after each frame, settle the turns the footage has finished.
+
+    ``turns`` is the list ``iter_match_frames(turns_out=...)`` fills as the footage passes each turn.
+    A turn is settled once the next one is under way (dice thrown, cube handled, a new game set up), so
+    the camera has had its chance to read the dice being picked up.
+    """
+
+    def __init__(self, referee, turns: list, *, source: str = "operator") -> None:
+        self.referee = referee
+        self.turns = turns
+        self.source = source
+        self.done = 0
+        self.tally = TurnTally()
+
+    def __call__(self, image, truth: dict | None) -> None:
+        phase = (truth or {}).get("phase")
+        if phase not in ("rolling", "cube", "setup", "game_over"):
+            return
+        self._settle_pending()
+
+    def finish(self) -> None:
+        self._settle_pending()
+
+    def _settle_pending(self) -> None:
+        while self.done < len(self.turns):
+            rec = self.turns[self.done]
+            self.done += 1
+            if self.referee.state.match_over:
+                return
+            try:
+                entry = self._settle(rec)
+            except RefereeError as exc:
+                entry = {"game": rec.get("game"), "turn": rec.get("turn"), "kind": rec.get("kind"),
+                         "player": rec.get("player"), "roll": "failed", "play": "failed", "error": exc.message}
+                log.warning("demo operator: turn %s of game %s not entered: %s", rec.get("turn"), rec.get("game"),
+                            exc.message)
+            self.tally.turns.append(entry)
+
+    # -- one turn -----------------------------------------------------------------------------------
+    def _act(self, action: dict) -> list[dict]:
+        return self.referee.act(action, self.source)
+
+    def _settle(self, rec: dict) -> dict:
+        kind, player = rec["kind"], rec["player"]
+        entry = {"game": rec["game"], "turn": rec["turn"], "kind": kind, "player": player}
+        if kind != "roll":
+            self._cube_or_resign(rec)
+            return entry
+        roll_by = play_by = "camera"
+        for _ in range(MAX_UNDO + 1):
+            where = self._where(rec)
+            if where == "done":
+                break
+            if where == "before_roll":
+                self._act({"action": "roll", "dice": self._dice(rec)})
+                roll_by = "operator" if roll_by == "camera" else roll_by
+                where = "before_play"
+                if self.referee.state.game.awaiting != "play":
+                    play_by = "operator"
+                    break
+            if where == "before_play":
+                self._act({"action": "play", "play": rec.get("play") or ""})
+                play_by = "operator" if play_by == "camera" else play_by
+                break
+            # the camera put something else on the record: undo it and enter the turn
+            self._act({"action": "undo"})
+            if roll_by == "camera":
+                roll_by = "corrected" if self._where(rec) != "before_play" else roll_by
+            if play_by == "camera":
+                play_by = "corrected"
+        else:
+            raise RefereeError(f"the referee could not be brought back to turn {rec['turn']}")
+        entry.update(roll=roll_by, play=play_by)
+        return entry
+
+    def _where(self, rec: dict) -> str:
+        """Where the referee stands against this turn: before_roll, before_play, done, or elsewhere."""
+        st = self.referee.state
+        g = st.game
+        games_done = len(st.match.games)
+        if rec.get("result") is not None:
+            if games_done >= rec["game"] or st.match_over:
+                return "done"
+        elif games_done >= rec["game"]:
+            return "elsewhere"  # the referee finished a game the footage has not
+        pos = g.position.position_id()
+        if rec.get("opening") and g.awaiting == "opening_roll":
+            return "before_roll"
+        if g.awaiting in ROLL_STATES and g.turn == rec["player"] and pos == rec["position_id_before"]:
+            return "before_roll"
+        if g.awaiting == "play" and g.turn == rec["player"] and pos == rec["position_id_before"]:
+            return "before_play" if sorted(g.dice or ()) == sorted(rec["dice"]) else "elsewhere"
+        if rec.get("position_id_after") and pos == rec["position_id_after"] and g.turn != rec["player"]:
+            return "done"
+        return "elsewhere"
+
+    @staticmethod
+    def _dice(rec: dict) -> list[int]:
+        d1, d2 = rec["dice"]
+        if rec.get("opening"):
+            hi, lo = max(d1, d2), min(d1, d2)
+            return [hi, lo] if rec["player"] == "X" else [lo, hi]
+        return [d1, d2]
+
+    def _cube_or_resign(self, rec: dict) -> None:
+        kind = rec["kind"]
+        if kind in ("double", "beaver", "take"):
+            self._act({"action": kind})
+        elif kind == "drop":
+            self._act({"action": "pass"})
+        elif kind == "resign":
+            result = rec.get("result") or {}
+            level = _resign_level(int(result.get("points") or 1), int(self.referee.state.game.cube_value))
+            self._act({"action": "resign", "level": level})
+            self._act({"action": "accept_resign"})
