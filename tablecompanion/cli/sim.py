@@ -63,6 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--bottom", choices=("X", "O"), default="X", help="which player sits at the bottom (X = first named)")
     r.add_argument("--no-markers", action="store_true")
     r.add_argument("--truth-only", action="store_true", help="write the truth files but no JPEG frames")
+    r.add_argument("--passing-shadows", action="store_true", help="now and then a soft shadow drifts over the board")
     r.set_defaults(func=_render)
 
 
@@ -139,6 +140,7 @@ def _render(args) -> int:
             args.match, args.out, seed=args.seed, inject=args.inject, fps=args.fps, camera=camera,
             style=args.style, home=args.home, markers=not args.no_markers, bottom=args.bottom,
             max_turns=args.max_turns, write_frames=not args.truth_only, progress=progress,
+            passing_shadows=args.passing_shadows,
         )
     except SimError as exc:
         print(f"sim render: {exc}", file=sys.stderr)

@@ -606,6 +606,7 @@ def iter_match_frames(
     script: MatchScript | None = None,
     turns_out: list | None = None,
     lighting_drift: float = 0.04,
+    passing_shadows: bool = False,
 ) -> Iterator[tuple[np.ndarray, dict]]:
     """Yield (frame BGR uint8, truth) for a whole match, lazily: the demo plays this live.
 
@@ -615,6 +616,8 @@ def iter_match_frames(
     ``cube``, ``hands`` and ``hand_mask``, and ``events``. ``turns_out`` (a list) receives the per-turn
     records with exact positions as the replay passes them. ``lighting_drift`` is the amplitude of the
     slow exposure changes (auto-exposure, daylight) over the footage; 0 keeps it steady.
+    ``passing_shadows`` adds, about every 40 s, a soft shadow drifting across the board for a few
+    seconds (someone leaning between the lamp and the board); frames carry it as ``shade``.
     """
     if fps <= 0:
         raise SimError(f"fps must be positive, got {fps}")
@@ -626,13 +629,15 @@ def iter_match_frames(
     table = _Table(bottom, style, home, markers, jitter_seed=seed)
     director = _Director(script, renderer, table, seed, fps, probs)
     seen = 0
+    shadows = _ShadowSchedule(seed, fps, renderer.spec) if passing_shadows else None
     for index, spec in enumerate(director.run(max_turns)):
         while turns_out is not None and seen < len(director.turn_records):
             turns_out.append(director.turn_records[seen])
             seen += 1
         t = index / fps
         gain = 1.0 + lighting_drift * (math.sin(2 * math.pi * t / 17.0 + seed) * 0.7 + math.sin(2 * math.pi * t / 53.0) * 0.3)
-        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode, gain=gain)
+        shade = shadows.at(index) if shadows is not None else None
+        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode, gain=gain, shade=shade)
         info = spec.info
         out = {
             "frame": index,
@@ -651,11 +656,40 @@ def iter_match_frames(
             "hand_mask": truth["hand_mask"],
             "events": info["events"],
             "exposure": round(gain, 4),
+            "shade": truth.get("shade"),
         }
         yield img, out
     while turns_out is not None and seen < len(director.turn_records):
         turns_out.append(director.turn_records[seen])
         seen += 1
+
+
+class _ShadowSchedule:
+    """Deterministic passing shadows: every 30-50 s one drifts across the board for 3-5 s."""
+
+    def __init__(self, seed: int, fps: float, spec) -> None:
+        self.rng = np.random.default_rng((seed, 97))
+        self.fps, self.spec = fps, spec
+        self.next_start = int(self.rng.uniform(10, 30) * fps)
+        self.current: tuple | None = None
+
+    def at(self, index: int):
+        if self.current is None and index >= self.next_start:
+            s = self.spec
+            length = int(self.rng.uniform(3, 5) * self.fps)
+            a = (self.rng.uniform(0, s.width), -80.0 if self.rng.random() < 0.5 else s.height + 80.0)
+            b = (self.rng.uniform(0, s.width), s.height - a[1])
+            self.current = (index, length, a, b, self.rng.uniform(180, 320), self.rng.uniform(0.15, 0.3))
+        if self.current is None:
+            return None
+        start, length, a, b, radius, strength = self.current
+        t = (index - start) / length
+        if t > 1:
+            self.current = None
+            self.next_start = index + int(self.rng.uniform(30, 50) * self.fps)
+            return None
+        fade = math.sin(math.pi * t)
+        return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, radius, strength * fade)
 
 
 def _frame_seed(seed: int, index: int) -> int:
@@ -697,6 +731,7 @@ def render_match(
     max_turns: int | None = None,
     write_frames: bool = True,
     progress=None,
+    passing_shadows: bool = False,
 ) -> dict:
     """Render a match to ``out_dir``: frames/000000.jpg..., truth.jsonl, turns.jsonl, match.json.
 
@@ -713,6 +748,7 @@ def render_match(
     except OSError as exc:
         raise SimError(f"cannot create {frames_dir}: {exc.strerror}") from None
     header = match_header(camera, style, home, markers, bottom, script, fps, seed, probs)
+    header["passing_shadows"] = passing_shadows
     header["source"] = Path(mat_path).name
     turns: list[dict] = []
     count = 0
@@ -721,6 +757,7 @@ def render_match(
         for img, truth in iter_match_frames(
             mat_path, seed, fps, probs, camera=camera, style=style, home=home, markers=markers,
             bottom=bottom, max_turns=max_turns, encode=False, script=script, turns_out=turns,
+            passing_shadows=passing_shadows,
         ):
             name = f"{truth['frame']:06d}.jpg"
             if write_frames:

@@ -371,10 +371,13 @@ class Renderer:
         return hull, visible
 
     # --- per frame ----------------------------------------------------------------------------
-    def render(self, scene: Scene, seed: int = 0, encode: bool = True, gain: float = 1.0) -> tuple[np.ndarray, dict]:
+    def render(self, scene: Scene, seed: int = 0, encode: bool = True, gain: float = 1.0,
+               shade: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, dict]:
         """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth.
 
-        ``gain`` scales the exposure of this frame only (auto-exposure drift, passing clouds).
+        ``gain`` scales the exposure of this frame only (auto-exposure drift, daylight); ``shade`` =
+        (x_mm, y_mm, radius_mm, strength) darkens a soft disc of the table (someone leaning over the
+        light, a passing cloud).
         """
         if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
             raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")
@@ -404,11 +407,28 @@ class Renderer:
         else:
             truth["hand_mask"] = None
             truth["hands"] = []
+        if shade is not None:
+            truth["shade"] = self._apply_shade(img, *shade)
         if abs(gain - 1.0) > 1e-3:
             img = cv2.convertScaleAbs(img, alpha=gain)
         img = self.finish(img, rng, encode=encode)
         truth["seed"] = seed
         return img, truth
+
+    def _apply_shade(self, img: np.ndarray, x: float, y: float, radius: float, strength: float) -> dict:
+        """A soft shadow over part of the table (Gaussian falloff), as from a body between light and board."""
+        c = self.model.project(np.array([[x, y, 0.0]]))[0]
+        r = radius * self.px_per_mm
+        h, w = img.shape[:2]
+        x0, x1 = max(0, int(c[0] - 2 * r)), min(w, int(c[0] + 2 * r))
+        y0, y1 = max(0, int(c[1] - 2 * r)), min(h, int(c[1] + 2 * r))
+        if x1 > x0 and y1 > y0:
+            yy, xx = np.ogrid[y0:y1, x0:x1]
+            d2 = ((xx - c[0]) ** 2 + (yy - c[1]) ** 2) / (r * r)
+            keep = ((1.0 - strength * np.exp(-d2)) * 255.0).astype(np.uint8)
+            roi = img[y0:y1, x0:x1]
+            cv2.multiply(roi, cv2.cvtColor(keep, cv2.COLOR_GRAY2BGR), dst=roi, scale=1.0 / 255.0)
+        return {"centre_px": _r(c), "radius_px": round(float(r), 1), "strength": round(float(strength), 3)}
 
     def pose_dice(self, scene: Scene, rng: np.random.Generator | None = None) -> list[tuple[Die, Pose, dict]]:
         """Where each die of the scene lies (the pose the frame will show), clear of checkers and each other.

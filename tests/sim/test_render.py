@@ -224,3 +224,29 @@ def test_any_die_state_reads_its_value_and_only_flat_dice_are_valid(value, state
         assert d["tilt_deg"] > 10
     else:
         assert d["tilt_deg"] < 1
+
+
+def test_a_passing_shadow_darkens_only_its_part_of_the_table():
+    cam = Camera(width=320, height=180, noise=0.0, jpeg_quality=None)
+    r = Renderer(cam)
+    scene = Scene.from_position(Position.initial(), dice=())
+    plain, _ = r.render(scene, 0)
+    shaded, truth = r.render(scene, 0, shade=(300.0, 250.0, 120.0, 0.3))
+    cx, cy = (int(v) for v in truth["shade"]["centre_px"])
+    assert shaded[cy, cx].mean() < plain[cy, cx].mean() * 0.8
+    assert (shaded[:, -10:] == plain[:, -10:]).all()  # far away: untouched
+
+
+def test_shadow_schedule_is_deterministic_and_comes_and_goes():
+    from tablecompanion.geometry import BoardSpec
+    from tablecompanion.sim.footage import _ShadowSchedule
+
+    def run(seed):
+        s = _ShadowSchedule(seed, 30.0, BoardSpec())
+        return [s.at(i) for i in range(30 * 90)]
+
+    a, b = run(4), run(4)
+    assert a == b
+    on = [x is not None for x in a]
+    assert any(on) and not all(on)
+    assert max(x[3] for x in a if x) <= 0.3
