@@ -19,7 +19,7 @@ import numpy as np
 from tablecompanion.calibration.errors import CalibrationError
 from tablecompanion.calibration.find_board import find_board
 from tablecompanion.calibration.markers import calibrate_from_markers
-from tablecompanion.calibration.model import Calibration, apply_homography
+from tablecompanion.calibration.model import Calibration, apply_homography, rect_corners
 from tablecompanion.calibration.synthetic import STYLES, photograph
 from tablecompanion.geometry import BoardGeometry
 
@@ -41,18 +41,27 @@ class Outcome:
     found: bool
     error_mm: float  # worst point centre, inf when not found; 0 for a correct "no board"
     seconds: float
+    across_mm: float = 0.0  # worst error across the points (x): what decides which point a pixel is on
 
 
 def point_error_mm(cal: Calibration, case: Case) -> float:
+    return point_errors_mm(cal, case)[0]
+
+
+def point_errors_mm(cal: Calibration, case: Case) -> tuple[float, float]:
     """Worst distance (mm) between where the calibration puts the true point centres and where they are.
 
-    The board looks the same turned round, so a board found upside down is compared both ways.
+    The board looks the same turned round, so a board found upside down is compared both ways. Where the
+    calibration fitted its own dimensions (an unknown board's bar width), it is judged in its own model:
+    point p's centre must land where its geometry puts point p.
     """
     assert case.point_px is not None
-    truth = np.array([case.geometry.point_centre(p) for p in range(1, 25)])
+    geo = BoardGeometry(cal.spec, case.geometry.home)
+    truth = np.array([geo.point_centre(p) for p in range(1, 25)])
     found = cal.image_to_board(case.point_px)
-    turned = np.array([case.geometry.spec.width, case.geometry.spec.height]) - truth
-    return float(min(np.linalg.norm(found - truth, axis=1).max(), np.linalg.norm(found - turned, axis=1).max()))
+    turned = np.array([geo.spec.width, geo.spec.height]) - truth
+    best = min((found - truth, found - turned), key=lambda d: np.linalg.norm(d, axis=1).max())
+    return float(np.linalg.norm(best, axis=1).max()), float(np.abs(best[:, 0]).max())
 
 
 def synthetic_cases(n: int, seed: int = 0, markers: bool = False, backgrounds: list[np.ndarray] | None = None) -> Iterator[Case]:
@@ -68,6 +77,29 @@ def synthetic_cases(n: int, seed: int = 0, markers: bool = False, backgrounds: l
         )
         px = apply_homography(np.linalg.inv(photo.homography), centres)
         yield Case(f"drawn-{photo.style}-{seed + i}", photo.image, px, geo)
+
+
+def filled_cases(n: int, seed: int = 0) -> Iterator[Case]:
+    """Close-ups like overhead broadcast frames: the picture cut to the playing surface plus a margin of
+    -15..30 mm (negative: the surface's own edges are cut off), stretched to 1280x720."""
+    styles = sorted(STYLES)
+    geo = BoardGeometry()
+    centres = np.array([geo.point_centre(p) for p in range(1, 25)])
+    for i in range(n):
+        rng = np.random.default_rng(seed + i)
+        photo = photograph(style=styles[i % len(styles)], seed=seed + i, markers=False, max_tilt=0.05,
+                           max_rotation_deg=3, hand=bool(rng.integers(2)))
+        to_image = np.linalg.inv(photo.homography)
+        margin = float(rng.uniform(-15, 30))
+        x0, y0, x1, y1 = geo.surface
+        quad = apply_homography(to_image, rect_corners((x0 - margin, y0 - margin, x1 + margin, y1 + margin)))
+        h, w = photo.image.shape[:2]
+        a, b = np.maximum(quad.min(axis=0).astype(int), 0)
+        c, d = np.minimum(quad.max(axis=0).astype(int), [w, h])
+        crop = photo.image[b:d, a:c]
+        sx, sy = 1280 / crop.shape[1], 720 / crop.shape[0]
+        px = (apply_homography(to_image, centres) - [a, b]) * [sx, sy]
+        yield Case(f"filled-{photo.style}-{seed + i}-margin{margin:+.0f}", cv2.resize(crop, (1280, 720)), px, geo)
 
 
 def sim_cases(n: int, seed: int = 0, markers: bool = False) -> Iterator[Case]:
@@ -126,7 +158,8 @@ def run(cases: Iterator[Case], method: Callable[[np.ndarray], Calibration | None
         elif cal is None:
             outcomes.append(Outcome(case.name, False, float("inf"), seconds))
         else:
-            outcomes.append(Outcome(case.name, True, point_error_mm(cal, case), seconds))
+            worst, across = point_errors_mm(cal, case)
+            outcomes.append(Outcome(case.name, True, worst, seconds, across))
     return outcomes
 
 
@@ -143,6 +176,9 @@ def summary(outcomes: list[Outcome]) -> dict:
         "median_error_mm": float(np.median(finite)) if len(finite) else None,
         "p90_error_mm": float(np.percentile(finite, 90)) if len(finite) else None,
         "max_error_mm": float(finite.max()) if len(finite) else None,
+        "median_across_mm": float(np.median([o.across_mm for o in outcomes if o.found and o.error_mm < np.inf]))
+        if len(finite) else None,
+        "max_across_mm": float(max(o.across_mm for o in outcomes if o.found and o.error_mm < np.inf)) if len(finite) else None,
         "mean_seconds": float(np.mean([o.seconds for o in outcomes])),
         "failures": [o.case for o, good in zip(outcomes, ok) if not good],
     }

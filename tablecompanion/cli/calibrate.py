@@ -58,8 +58,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e = sub.add_parser("eval", help="score marker calibration and board finding on images of known geometry")
     e.add_argument("--cases", type=int, default=10, help="images per set")
     e.add_argument("--seed", type=int, default=500)
-    e.add_argument("--sets", nargs="+", default=["markers", "drawn", "sim", "no-board"],
-                   choices=["markers", "drawn", "sim", "no-board"], help="which sets to score")
+    e.add_argument("--sets", nargs="+", default=["markers", "drawn", "filled", "sim", "no-board"],
+                   choices=["markers", "drawn", "filled", "sim", "no-board"], help="which sets to score")
     e.add_argument("--json", action="store_true", help="print one JSON object")
     e.set_defaults(func=_eval)
 
@@ -255,6 +255,7 @@ def _eval(args: argparse.Namespace) -> int:
     sets = {
         "markers": lambda: ev.run(ev.synthetic_cases(args.cases, args.seed, markers=True, backgrounds=backgrounds), ev.markers_method),
         "drawn": lambda: ev.run(ev.synthetic_cases(args.cases, args.seed, backgrounds=backgrounds), ev.board_method),
+        "filled": lambda: ev.run(ev.filled_cases(args.cases, args.seed), ev.board_method),
         "sim": lambda: ev.run(ev.sim_cases(args.cases, args.seed), ev.board_method),
         "no-board": lambda: ev.run(ev.negative_cases(photos, args.cases), ev.board_method),
     }
@@ -267,7 +268,8 @@ def _eval(args: argparse.Namespace) -> int:
                 print(f"{name:9s} no cases (simulator or shared photos missing)")
                 continue
             err = "" if r["median_error_mm"] is None else (
-                f"  point error median {r['median_error_mm']:.1f} mm, p90 {r['p90_error_mm']:.1f}, max {r['max_error_mm']:.1f}")
+                f"  point error median {r['median_error_mm']:.1f} mm, p90 {r['p90_error_mm']:.1f}, "
+                f"max {r['max_error_mm']:.1f} (across points: median {r['median_across_mm']:.1f}, max {r['max_across_mm']:.1f})")
             print(f"{name:9s} {r['cases']:3d} cases  success {r['success_rate']:.0%}{err}  {r['mean_seconds']:.1f} s/image")
             if r["failures"]:
                 print(f"          failures: {', '.join(r['failures'])}")
