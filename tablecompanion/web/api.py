@@ -289,6 +289,15 @@ def act(table_id: str):
     return jsonify(perform(ref, table_id, action, source="operator"))
 
 
+@bp.get("/dice")
+def dice_stats():
+    """Dice statistics per dice set across every match of this server: ``{set: {"faces", "frequencies",
+    "doubles_rate", "chi2": {"statistic", "df", "p_value"}, ...}}``."""
+    from .views import dice_statistics
+
+    return jsonify(dice_statistics(web_state().hall))
+
+
 @bp.get("/tables/<table_id>/export.mat")
 def export_mat(table_id: str):
     """The match so far as a ``.mat`` file (GNU Backgammon's text format)."""

@@ -102,12 +102,12 @@ def table_context(ref, public: bool) -> dict:
         "plays": presenter.play_steps(snap),
         "crawford_label": presenter.crawford_label(snap),
         "status_line": status_line(snap),
-        "history_rows": (rows := history_rows(snap)),
+        "history_rows": (rows := history_rows(snap, evidence_for=None if public else snap.get("id"))),
         "history_items": history_items(rows),
         "game_rows": game_rows(snap),
         "history_game": history_game(snap),
         "clock": clock_view(snap),
-        "flags": [] if public else flag_rows(snap),
+        "flags": [] if public else flag_rows(snap, evidence_for=snap.get("id")),
         "last_line": last_line(snap),
         "off": {"X": model.off("X"), "O": model.off("O")},
         "mover_board": _mover_board(model, turn),
@@ -183,8 +183,16 @@ def status_line(snap: dict) -> str:
     return template.format(actor=presenter.player_name(snap, actor) or "?", dice=dice_text).strip()
 
 
-def history_rows(snap: dict) -> list[dict]:
+def evidence_url(table_id, rel) -> str:
+    """The table view's link to an evidence frame (a void roll's or a flagged play's picture)."""
+    if not rel or table_id is None:
+        return ""
+    return url_for("tables.evidence", table_id=str(table_id), rel=str(rel))
+
+
+def history_rows(snap: dict, evidence_for=None) -> list[dict]:
     """The current game's history entries as rows, oldest first (earlier games: :func:`game_rows`).
+    ``evidence_for`` (the table id; never on the public display) links each evidence frame.
 
     Only one game is rendered so a live update stays small however long the match; the whole match
     is in the API's snapshot and the .mat export."""
@@ -202,7 +210,8 @@ def history_rows(snap: dict) -> list[dict]:
         rows.append({"n": i, "who": who, "name": presenter.player_name(snap, who), "text": history_text(entry),
                      "gnubg_id": gid,
                      "kind": entry.get("action") or entry.get("type") or "",
-                     "flagged": bool(entry.get("illegal") or entry.get("flagged"))})
+                     "flagged": bool(entry.get("illegal") or entry.get("flagged")),
+                     "evidence": evidence_url(evidence_for, entry.get("evidence")) if evidence_for else ""})
     return rows
 
 
@@ -223,7 +232,9 @@ def history_items(rows: list[dict]) -> Markup:
         cls = f"h-{escape(r['kind'])}" + (" flagged" if r["flagged"] else "")
         who = (f'<span class="chip chip-{escape(r["who"])} small"></span><span class="h-who">{escape(r["name"])}</span> '
                if r["who"] else "")
-        out.append(f'<li class="{cls}">{who}<span class="h-text">{escape(r["text"])}</span></li>')
+        pic = (f' <a class="evidence" href="{escape(r["evidence"])}" target="_blank" title="the camera\'s frame">'
+               f'frame</a>' if r.get("evidence") else "")
+        out.append(f'<li class="{cls}">{who}<span class="h-text">{escape(r["text"])}</span>{pic}</li>')
     return Markup("".join(out))
 
 
@@ -287,7 +298,7 @@ def history_text(entry: dict) -> str:
     return words.get(action, action.replace("_", " "))
 
 
-def flag_rows(snap: dict) -> list[dict]:
+def flag_rows(snap: dict, evidence_for=None) -> list[dict]:
     """Flags for players and the director (never on the display): open ones first."""
     rows = []
     for flag in snap.get("flags") or []:
@@ -307,7 +318,8 @@ def flag_rows(snap: dict) -> list[dict]:
         if flag.get("closest"):
             text += " (perhaps: " + ", ".join(map(str, flag["closest"][:3])) + ")"
         rows.append({"text": text, "kind": status, "open": status == "open",
-                     "can_accept": bool(flag.get("can_accept"))})
+                     "can_accept": bool(flag.get("can_accept")),
+                     "evidence": evidence_url(evidence_for, flag.get("evidence"))})
     rows.sort(key=lambda r: not r["open"])
     return rows
 
@@ -533,3 +545,40 @@ def act(table_id: str):
     if as_json:
         return jsonify(result)
     return redirect(url_for("tables.table", table_id=table_id))
+
+
+@bp.get("/tables/<table_id>/evidence/<path:rel>")
+def evidence(table_id: str, rel: str):
+    """An evidence frame of this table (for players and the director; the display never links one)."""
+    from flask import send_file
+
+    from tablecompanion.record.errors import RecordError
+
+    _table_or_404(table_id)
+    record = getattr(web_state().hall, "record", None)
+    if record is None or not rel.startswith(f"evidence/{table_id}/"):
+        return error_page(404, "No such frame", "This table has no evidence frame by that name.")
+    try:
+        path = record.evidence_path(rel)
+    except RecordError:
+        return error_page(404, "No such frame", "This table has no evidence frame by that name.")
+    if not path.is_file():
+        return error_page(404, "No such frame", "The evidence frame is not on this server's disk.")
+    return send_file(path, mimetype="image/jpeg", max_age=3600)
+
+
+def dice_statistics(hall) -> dict:
+    """Per dice set: rolls, value frequencies, doubles rate and chi-square tests (the hall's record)."""
+    fn = getattr(hall, "dice_statistics", None)
+    if not callable(fn):
+        return {}
+    stats = fn() or {}
+    return {str(k): (v.to_dict() if hasattr(v, "to_dict") else v) for k, v in stats.items()}
+
+
+@bp.get("/director/dice")
+def dice_page():
+    """Dice fairness evidence for tournament directors: per dice set across every match of this server."""
+    from flask import render_template
+
+    return render_template("dice.html", stats=dice_statistics(web_state().hall))
