@@ -25,6 +25,9 @@ def register(subparsers) -> None:
     mode.add_argument("--manual", action="store_true", help="no camera, no board: an operator enters rolls and plays")
     mode.add_argument("--camera", metavar="N", help="read the table from camera N (a device index or a video file)")
     mode.add_argument("--board", metavar="PORT", help="the LED board's serial port (default: the emulated board)")
+    mode.add_argument("--profile", metavar="NAME", help="the calibration profile for --camera (tablecompanion "
+                                                        "calibrate); without one the first frame is calibrated "
+                                                        "from the board's markers")
     p.add_argument("--token", help="table 1's operator token (a random one is printed when left out)")
     p.add_argument("--admin-token", help="server admin token needed to start matches through the API from "
                                          "other machines (without one, only from 127.0.0.1)")
@@ -102,12 +105,10 @@ def _open_leds(args, ref, demo: bool):
 
 
 def _camera_runner(args, ref, leds):
-    """--camera N: real frames through the vision pipeline into the referee, in a thread."""
-    from tablecompanion.referee.runner import TableRunner
-    from tablecompanion.vision.frames import open_source
+    """--camera N [--profile NAME]: real frames through the vision pipeline into the referee, in a thread."""
+    from tablecompanion.referee.runner import start_for_serve
 
-    source = open_source(str(args.camera))
-    return TableRunner(ref, frames=source, leds=leds, realtime=False).start()
+    return start_for_serve(ref, camera=args.camera, calibration=args.profile, leds=leds)
 
 
 class _Gate:
@@ -133,20 +134,29 @@ def _vision_demo(ref, match_file, leds, fallback, wait_s: float):
     read a single roll after ``wait_s`` seconds, the replay (``fallback``) takes over so the demo plays."""
     import threading
 
-    from tablecompanion.referee.runner import demo_runner
+    from tablecompanion.referee.runner import start_for_serve
 
     gate = _Gate(ref)
-    runner = demo_runner(gate, match_file, leds=leds, realtime=True).start()
+    runner = start_for_serve(gate, demo=True, match_file=match_file, leds=leds)
+    if runner is None:
+        raise RuntimeError(f"no simulator footage for {match_file}")
 
     def watchdog():
         deadline = time.monotonic() + wait_s
+        history: list = []
         while time.monotonic() < deadline:
             time.sleep(1.0)
             history = ref.snapshot(public=True).get("history") or []
             if any(h.get("source") == "camera" and h.get("action") in ("opening_roll", "roll") for h in history):
                 return
-        logging.getLogger("tablecompanion.serve").warning(
-            "demo: the vision pipeline read no roll in %.0f s; replaying the match without it", wait_s)
+        log = logging.getLogger("tablecompanion.serve")
+        if history:
+            # the footage plays on: its operator enters the turns the camera does not read
+            log.warning("demo: the vision pipeline read no roll in %.0f s; the footage's operator enters the "
+                        "turns it misses", wait_s)
+            return
+        log.warning("demo: the footage and vision produced nothing in %.0f s; replaying the match without them",
+                    wait_s)
         gate.open = False
         runner.stop()
         time.sleep(0.5)  # an observation already inside the referee finishes first
@@ -154,15 +164,6 @@ def _vision_demo(ref, match_file, leds, fallback, wait_s: float):
 
     threading.Thread(target=watchdog, name="demo-watchdog", daemon=True).start()
     return runner
-
-
-def _clock_ticker(hall, stop):
-    """Every second: let each table's clock record a time-out when a player's time is up."""
-    while not stop.wait(1.0):
-        try:
-            hall.tick()
-        except Exception:  # noqa: BLE001
-            logging.getLogger("tablecompanion.serve").exception("clock check failed")
 
 
 def run(args) -> int:
@@ -229,10 +230,7 @@ def run(args) -> int:
             link = LedLink(ref, leds)
         except Exception as exc:  # noqa: BLE001
             print(f"LED board not linked: {exc}", file=sys.stderr)
-    import threading
-
-    stop_ticker = threading.Event()
-    threading.Thread(target=_clock_ticker, args=(hall, stop_ticker), name="clock-ticker", daemon=True).start()
+    hall.start_ticker(1.0)  # a time-out is recorded when it happens, even if nobody acts
 
     try:
         server = make_server(args.host, args.port, app, threaded=True)
@@ -257,7 +255,7 @@ def run(args) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        stop_ticker.set()
+        hall.stop_ticker()
         for part in (player, runner):
             if part is not None:
                 part.stop()

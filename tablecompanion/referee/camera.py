@@ -135,31 +135,25 @@ class DiceLocator:
         import cv2
 
         grey = self._grey(frame)
-        for reading, before in self.settled:
-            now = self._patch(grey, reading.centre)
-            empty = self._patch(self.reference_grey, reading.centre)
-            if now.shape != before.shape or now.shape != empty.shape or now.size == 0:
-                return False
-            corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
-            if math.isfinite(corr) and corr >= self.config.still_corr:
-                return False
-            if float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) > self.config.gone_diff:
-                return False
-        return True
+        return all(self._die_gone(grey, reading, before) for reading, before in self.settled)
 
-    def _still_there(self, frame) -> list:
-        """The settled dice while every one is where it came to rest; [] as soon as one is gone."""
+    def _die_gone(self, grey, reading, before) -> bool:
+        """Gone: the patch no longer shows the die *and* shows the table as it was before the throw (a hand
+        or a checker pushed beside the die is not a pick-up)."""
         import cv2
 
-        grey = self._grey(frame)
-        for reading, before in self.settled:
-            now = self._patch(grey, reading.centre)
-            if now.shape != before.shape or now.size == 0:
-                return []
-            corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
-            if not math.isfinite(corr) or corr < self.config.still_corr:
-                return []
-        return [r for r, _ in self.settled]
+        now = self._patch(grey, reading.centre)
+        empty = self._patch(self.reference_grey, reading.centre)
+        if now.shape != before.shape or now.shape != empty.shape or now.size == 0:
+            return False
+        corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
+        if math.isfinite(corr) and corr >= self.config.still_corr:
+            return False
+        return float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) <= self.config.gone_diff
+
+    def _still_there(self, frame) -> list:
+        """The settled dice until all of them are gone (see :meth:`gone`); then [] (picked up)."""
+        return [] if self.gone(frame) else [r for r, _ in self.settled]
 
     def _new_dice(self, frame, config) -> list:
         import cv2
@@ -238,7 +232,7 @@ class DiceLocator:
         return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
 
     def _patch(self, grey: np.ndarray, centre) -> np.ndarray:
-        r = max(4, int(round(self.die_px * 0.9)))
+        r = max(3, int(round(self.die_px * 0.65)))  # the die and little around it
         x, y = int(round(centre[0])), int(round(centre[1]))
         h, w = grey.shape[:2]
         x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)

@@ -82,6 +82,7 @@ class CameraPipeline:
         self._quiet_frames = 0
         self._clean = True
         self._reads_seen = 0
+        self._down_mark = None
 
     def _make_watcher(self) -> None:
         """The roll watcher for this calibration: placement in board mm, and (``locate_dice``) a dice reader
@@ -125,6 +126,20 @@ class CameraPipeline:
         self.watcher.opening = game.awaiting == "opening_roll"
         turn = game.turn if game.turn in ("X", "O") else self.referee.settings.bottom_player
         self.watcher.roller_side = self.sides[turn]
+        loc = self.locator
+        if loc is not None:
+            mark = (len(state.match.games), len(game.history), game.awaiting, game.turn)
+            if not loc.dice_down:
+                self._down_mark = None
+            elif self._down_mark is None:
+                self._down_mark = mark  # the table as it stood once the settled roll was judged
+            elif mark != self._down_mark:
+                # the operator moved the table on (entered the play, undid the roll): the dice are gone,
+                # whatever the camera sees where they lay
+                loc.dice_gone()
+                if hasattr(self.watcher, "_settled"):
+                    self.watcher._settled = None
+                self._down_mark = None
 
     def feed(self, image, t: float | None = None) -> list[dict]:
         """One frame in; the observations it produced (already dicts the referee reads)."""
@@ -509,7 +524,8 @@ def find_match_for(referee, directory: Path | None = None) -> Path | None:
 
 def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, data_dir=None,
                     match_file=None, calibration=None, realtime: bool = True, seed: int = 0,
-                    inject: str | dict | None = "cocked:0.05,misplaced:0.03,illegal:0.03") -> TableRunner | None:
+                    inject: str | dict | None = "cocked:0.05,misplaced:0.03,illegal:0.03",
+                    leds: Any = None, max_turns: int | None = None) -> TableRunner | None:
     """What ``tablecompanion serve`` starts for table 1: a running :class:`TableRunner`, or None when there
     is nothing to run (no camera, no board, no demo footage), so the server serves manual entry.
 
@@ -519,10 +535,14 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
       runner's ``mode`` becomes "replay" and its log says so);
     * ``camera``: a camera index, device path, URL, video file or image folder (``vision.frames``), read
       with the calibration profile ``calibration`` (a name or a ``Calibration``) when given;
-    * ``board``: an LED board spec for ``leds.open_board`` ("auto", a port, "emulated").
+    * ``board``: an LED board spec for ``leds.open_board`` ("auto", a port, "emulated"), or ``leds`` an
+      LED board already open.
+
+    In demo mode the footage's operator (:class:`~.camera_demo.FootageOperator`) enters cube actions and
+    the turns the camera missed, so the demo plays the whole match; ``runner.operator.tally`` says who
+    read each turn.
     """
-    leds = None
-    if board is not None or demo:
+    if leds is None and (board is not None or demo):
         try:
             from tablecompanion.leds.board import open_board
 
@@ -537,7 +557,9 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
         from tablecompanion.vision.frames import open_source
 
         source = open_source(str(camera))
-        return TableRunner(referee, frames=source, calibration=calibration, leds=leds, realtime=False).start()
+        # without a profile, calibrate from the first frame (markers, else the board's look)
+        return TableRunner(referee, frames=source, calibration=calibration, leds=leds, realtime=False,
+                           calibrate_first_frame=calibration is None).start()
     if demo:
         match_file = Path(match_file) if match_file else find_match_for(referee)
         if match_file is None or not Path(match_file).exists():
@@ -546,7 +568,7 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
                 leds.close()
             return None
         return demo_runner(referee, match_file, seed=seed, inject=inject, leds=leds, realtime=realtime,
-                           fallback=True).start()
+                           max_turns=max_turns).start()
     if leds is not None:
         # a board without a camera: buttons act, LEDs follow the operator's entries
         return TableRunner(referee, leds=leds).start()
