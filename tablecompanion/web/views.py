@@ -556,14 +556,15 @@ def evidence(table_id: str, rel: str):
 
     _table_or_404(table_id)
     record = getattr(web_state().hall, "record", None)
-    if record is None or not rel.startswith(f"evidence/{table_id}/"):
-        return error_page(404, "No such frame", "This table has no evidence frame by that name.")
+    missing = error_page(404, "No such frame", "This table has no evidence frame by that name."), 404
+    if record is None or not rel.startswith(f"evidence/{table_id}/") or ".." in rel.split("/"):
+        return missing
     try:
         path = record.evidence_path(rel)
     except RecordError:
-        return error_page(404, "No such frame", "This table has no evidence frame by that name.")
-    if not path.is_file():
-        return error_page(404, "No such frame", "The evidence frame is not on this server's disk.")
+        return missing
+    if not path.is_file() or path.suffix.lower() not in (".jpg", ".jpeg"):
+        return missing
     return send_file(path, mimetype="image/jpeg", max_age=3600)
 
 
