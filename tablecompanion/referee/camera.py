@@ -62,7 +62,7 @@ class LocatorConfig:
     max_blob_side: float = 6.0  # blobs larger than this many die sides (a hand, an arm) are not read
     crop_pad: float = 1.2  # die sides of margin around a blob when cropping for the dice reader
     max_crops: int = 6
-    die_px_for_reader: float = 48.0  # crops are enlarged so a die is about this wide (its pips a few px)
+    die_px_for_reader: float = 64.0  # crops are enlarged so a die is about this wide (its pips a few px)
     min_size: float = 0.6  # a reading's side must be within [min_size, max_size] x the expected side
     max_size: float = 1.45
     still_corr: float = 0.55  # a settled die is still there when its patch correlates this well
