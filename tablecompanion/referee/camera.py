@@ -67,6 +67,7 @@ class LocatorConfig:
     max_size: float = 1.45
     still_corr: float = 0.55  # a settled die is still there when its patch correlates this well
     gone_diff: float = 12.0  # ... and gone when its patch looks like the empty table again (mean |diff|)
+    gone_level: float = 25.0  # ... at about the same brightness (light drifts a few %; a hand is brighter)
 
 
 @dataclass
@@ -149,6 +150,8 @@ class DiceLocator:
         corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
         if math.isfinite(corr) and corr >= self.config.still_corr:
             return False
+        if abs(float(now.mean()) - float(empty.mean())) > self.config.gone_level:
+            return False  # something else lies there (a hand, a checker): not the empty table
         return float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) <= self.config.gone_diff
 
     def _still_there(self, frame) -> list:

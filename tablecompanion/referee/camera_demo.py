@@ -112,10 +112,11 @@ class FootageOperator:
                 break
             # the camera put something else on the record: undo it and enter the turn
             self._act({"action": "undo"})
-            if roll_by == "camera":
-                roll_by = "corrected" if self._where(rec) != "before_play" else roll_by
-            if play_by == "camera":
-                play_by = "corrected"
+            back_to = self._where(rec)
+            if back_to == "before_play":
+                play_by = "corrected"  # the camera's roll stands, its play did not
+            elif back_to == "before_roll":
+                roll_by = "corrected"
         else:
             raise RefereeError(f"the referee could not be brought back to turn {rec['turn']}")
         entry.update(roll=roll_by, play=play_by)

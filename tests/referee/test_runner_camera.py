@@ -1,0 +1,198 @@
+"""The camera side of a table runner: the dice locator, pick-up detection, stop(), the demo's operator,
+and (with the shared match files) simulator footage read end to end by the real vision."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecompanion.calibration import Calibration
+from tablecompanion.geometry import BoardGeometry
+from tablecompanion.referee import Referee, TableSettings
+from tablecompanion.referee.camera import DiceLocator
+from tablecompanion.referee.camera_demo import FootageOperator
+from tablecompanion.referee.runner import TableRunner
+from tablecompanion.vision.dice import DiceReading
+
+MATCHES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "matches"
+DEMO_MATCH = "Magic_-_Lasse_5pt"
+
+
+def _calibration() -> Calibration:
+    """Image pixels = board millimetres: a 16 mm die is 16 px."""
+    geo = BoardGeometry()
+    return Calibration(geometry=geo, image_size=(int(geo.spec.width), int(geo.spec.height)), homography=np.eye(3))
+
+
+def _table() -> np.ndarray:
+    geo = BoardGeometry()
+    img = np.zeros((int(geo.spec.height), int(geo.spec.width), 3), np.uint8)
+    img[:] = (40, 110, 40)
+    return img
+
+
+def _square(img, centre, side, colour=(230, 230, 230)) -> None:
+    x, y = centre
+    h = side / 2
+    cv2.rectangle(img, (int(x - h), int(y - h)), (int(x + h), int(y + h)), colour, -1)
+
+
+def _square_reader(crop, config=None):
+    """A stand-in dice reader: every bright square in the crop is a die showing 3."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+    n, _, stats, cents = cv2.connectedComponentsWithStats((grey > 180).astype(np.uint8))
+    out = []
+    for i in range(1, n):
+        x, y, w, h, _ = stats[i]
+        cx, cy = cents[i]
+        outline = ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+        out.append(DiceReading(3, (float(cx), float(cy)), outline, 1.0, "flat", size=float(max(w, h))))
+    return out
+
+
+def test_locator_reads_only_die_sized_new_things_on_the_playing_surface():
+    calls = []
+
+    def reader(crop, config=None):
+        calls.append(crop.shape)
+        return _square_reader(crop, config)
+
+    loc = DiceLocator(_calibration(), reader=reader)
+    empty = _table()
+    _square(empty, (300, 100), 16)  # something that was there before the throw (a printed mark)
+    loc.set_reference(empty)
+    frame = empty.copy()
+    _square(frame, (600, 380), 16)  # a die in the right half
+    _square(frame, (400, 200), 44)  # checker-sized: not a die
+    _square(frame, (775, 400), 16)  # in the bottom tray, off the playing surface
+    got = loc(frame)
+    assert [tuple(round(v) for v in r.centre) for r in got] == [(600, 380)]
+    assert abs(got[0].size - 16) <= 2  # read on a 4x crop, back in frame pixels
+    assert loc.rejected["size"] == 1
+    assert all(max(s[:2]) < 400 for s in calls)  # crops, never the whole frame
+    assert loc([empty.copy()][0]) == []  # nothing new: nothing read
+
+
+def test_dice_count_as_picked_up_only_when_their_place_shows_the_empty_table():
+    loc = DiceLocator(_calibration(), reader=_square_reader)
+    empty = _table()
+    loc.set_reference(empty)
+    with_die = empty.copy()
+    _square(with_die, (600, 380), 16)
+    dice = loc(with_die)
+    loc.dice_settled(dice, with_die)
+    assert loc.dice_down and not loc.gone(with_die)
+    assert loc(with_die) == dice  # still there: the same dice
+    hand = with_die.copy()
+    cv2.circle(hand, (600, 380), 30, (120, 150, 200), -1)  # a hand over the die
+    assert not loc.gone(hand)
+    assert not loc.gone(with_die)
+    assert loc.gone(empty.copy())
+    assert loc(empty.copy()) == []  # the watcher's read says: picked up
+
+
+def test_stop_really_stops_a_runner_reading_frames():
+    ref = Referee("t", TableSettings(players=("A", "B"), match_length=3))
+    observed = []
+    ref_observe = ref.observe
+
+    def observe(obs, **kw):
+        observed.append(time.monotonic())
+        return ref_observe(obs, **kw)
+
+    ref.observe = observe
+
+    class SlowPipeline:
+        def feed(self, image, t=None):
+            time.sleep(0.05)
+            return [{"type": "roll_void", "reason": "test"}]
+
+        def board_observation(self, image):
+            return {}
+
+    frames = (np.zeros((4, 4, 3), np.uint8) for _ in range(10_000))
+    runner = TableRunner(ref, frames=frames, pipeline=SlowPipeline()).start()
+    time.sleep(0.3)
+    runner.stop()
+    stopped = time.monotonic()
+    assert not runner.running
+    time.sleep(0.3)
+    assert observed and all(t <= stopped for t in observed)
+
+
+def _mat() -> Path:
+    files = sorted(MATCHES.glob(f"{DEMO_MATCH}*.mat")) if MATCHES.is_dir() else []
+    if not files:
+        pytest.skip(f"shared match files not found: {MATCHES}")
+    return files[0]
+
+
+def _records(mat: Path, n: int) -> list[dict]:
+    from tablecompanion.sim.footage import script_match
+
+    out = []
+    for t in script_match(mat).turns[:n]:
+        out.append({"game": t.game, "turn": t.index, "kind": t.kind, "player": t.player,
+                    "dice": list(t.dice) if t.dice else None, "play": t.play, "opening": t.opening,
+                    "position_id_before": t.position_id_before, "position_id_after": t.position_id_after,
+                    "result": t.result})
+    return out
+
+
+def _referee(mat: Path) -> Referee:
+    from tablecompanion.referee.matplay import settings_for
+    from tablecompanion.rules.matfile import parse_mat
+
+    return Referee("1", settings_for(parse_mat(mat.read_text(encoding="utf-8", errors="replace"))))
+
+
+def test_footage_operator_enters_what_the_camera_missed_and_corrects_what_it_misread():
+    mat = _mat()
+    recs = _records(mat, 3)
+    ref = _referee(mat)
+    turns: list = []
+    op = FootageOperator(ref, turns)
+    # turn 0: the camera read the opening roll and the play
+    first = recs[0]
+    ref.observe({"type": "roll", "dice": FootageOperator._dice(first)})
+    ref.act({"action": "play", "play": first["play"]}, "camera")
+    turns.append(first)
+    op(None, {"phase": "rolling"})
+    # turn 1: the camera misread the roll (a wrong value), nothing else
+    second = recs[1]
+    wrong = [d % 6 + 1 for d in second["dice"]]
+    ref.observe({"type": "roll", "dice": wrong})
+    turns.append(second)
+    op(None, {"phase": "moving"})  # not yet: the next turn is not under way
+    assert len(op.tally.turns) == 1
+    op(None, {"phase": "rolling"})
+    # turn 2: the camera saw nothing at all
+    turns.append(recs[2])
+    op.finish()
+    got = [(t["roll"], t["play"]) for t in op.tally.turns]
+    assert got == [("camera", "camera"), ("corrected", "operator"), ("operator", "operator")]
+    assert ref.state.game.position.position_id() == recs[2]["position_id_after"]
+    summary = op.tally.summary()
+    assert summary["roll_camera"] == 1 and summary["roll_corrected"] == 1 and summary["roll_operator"] == 1
+
+
+def test_simulator_footage_is_read_by_the_camera_pipeline():
+    """Two turns of the demo match's footage through calibration, dice and board reading: the camera reads
+    both rolls and both plays (the operator enters nothing)."""
+    from tablecompanion.referee.runner import demo_runner
+
+    mat = _mat()
+    ref = _referee(mat)
+    runner = demo_runner(ref, mat, realtime=False, max_turns=2)
+    runner.run()
+    assert runner.pipeline.calibration is not None and runner.pipeline.calibration.source == "markers"
+    tally = runner.operator.tally.turns
+    assert len(tally) == 2
+    assert [(t["roll"], t["play"]) for t in tally] == [("camera", "camera")] * 2
+    sources = [h.get("source") for h in ref.snapshot()["history"] if h.get("action") in ("opening_roll", "roll", "play")]
+    assert sources == ["camera"] * 4
