@@ -46,6 +46,9 @@ def register(subparsers) -> None:
     demo.add_argument("--demo-vision-wait", type=float, default=20.0,
                       help="seconds the simulator footage + vision pipeline gets to read its first roll before "
                            "the demo replays the match without it; 0 = replay only (default 20)")
+    demo.add_argument("--demo-measure", type=int, metavar="TURNS",
+                      help="no server: play the first TURNS turns of the demo footage through the camera pipeline "
+                           "as fast as possible and print (JSON) how many rolls and plays the camera read")
     p.add_argument("--quiet", action="store_true", help="do not log each request")
     p.set_defaults(func=run)
 
@@ -166,6 +169,26 @@ def _vision_demo(ref, match_file, leds, fallback, wait_s: float):
     return runner
 
 
+def _measure(args) -> int:
+    """``--demo-measure N``: the demo's figures, without a server."""
+    import json
+
+    from tablecompanion.referee.camera_demo import measure_demo
+    from tablecompanion.web.demo import find_demo_match
+
+    logging.basicConfig(level=logging.WARNING)
+    match_file = args.demo_match or find_demo_match()
+    if match_file is None or not Path(match_file).is_file():
+        print("no demo match: give --demo-match FILE.mat (or put ../shared/data/matches next to the checkout)",
+              file=sys.stderr)
+        return 2
+    if args.demo_measure < 1:
+        print("--demo-measure needs a number of turns of at least 1", file=sys.stderr)
+        return 2
+    print(json.dumps(measure_demo(match_file, turns=args.demo_measure), indent=1))
+    return 0
+
+
 def run(args) -> int:
     from werkzeug.serving import make_server
 
@@ -173,6 +196,8 @@ def run(args) -> int:
     from tablecompanion.web import create_app
     from tablecompanion.web.demo import DemoPlayer, find_demo_match
 
+    if args.demo_measure is not None:
+        return _measure(args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if args.quiet:
         logging.getLogger("werkzeug").setLevel(logging.WARNING)

@@ -162,3 +162,48 @@ class FootageOperator:
             level = _resign_level(int(result.get("points") or 1), int(self.referee.state.game.cube_value))
             self._act({"action": "resign", "level": level})
             self._act({"action": "accept_resign"})
+
+
+def measure_demo(mat_path, *, turns: int = 16, seed: int = 0,
+                 inject: str | dict | None = "cocked:0.05,misplaced:0.03,illegal:0.03") -> dict:
+    """Play the first ``turns`` turns of ``mat_path``'s footage through the camera pipeline as fast as it
+    goes (no server, no record) and say who read what: the demo's figures (``serve --demo-measure``)."""
+    import time
+
+    from tablecompanion.rules.matfile import parse_mat
+
+    from .matplay import settings_for
+    from .referee import Referee
+    from .runner import demo_runner
+
+    ref = Referee("1", settings_for(parse_mat(open(mat_path, encoding="utf-8", errors="replace").read())))
+    runner = demo_runner(ref, mat_path, realtime=False, max_turns=turns, seed=seed, inject=inject)
+    operator = runner.operator
+    throws: list[dict] = []
+
+    def on_frame(image, truth):
+        for e in (truth or {}).get("events") or ():
+            if e.get("type") == "roll_settled":
+                throws.append(e)
+        operator(image, truth)
+
+    on_frame.finish = operator.finish  # type: ignore[attr-defined]
+    runner.on_frame = on_frame
+    t0 = time.monotonic()
+    runner.run()
+    wall = time.monotonic() - t0
+    decisions = [d for d in runner.stats.log if "decision" in d]
+    flags = ref.snapshot().get("flags") or []
+    loc = runner.pipeline.locator
+    return {
+        "match": str(mat_path), "seed": seed, "inject": inject, "frames": runner.stats.frames,
+        "frames_per_s": round(runner.stats.frames / wall, 1) if wall else None,
+        "calibration": getattr(runner.pipeline.calibration, "source", None),
+        **operator.tally.summary(),
+        "throws_in_footage": len(throws), "void_throws_in_footage": sum(1 for t in throws if not t.get("valid")),
+        "camera_void_calls": sum(1 for d in decisions if d.get("decision") == "void_roll"),
+        "camera_void_reasons": [d.get("reason") for d in decisions if d.get("decision") == "void_roll"],
+        "flags": [{"reason": f.get("reason"), "status": f.get("status")} for f in flags],
+        "dice_crops_read": getattr(loc, "crops_read", None),
+        "not_by_camera": [t for t in operator.tally.turns if t.get("roll") != "camera" or t.get("play") != "camera"],
+    }
