@@ -37,6 +37,7 @@ class FindBoardConfig:
     fine_work_width: int = 1280  # ...and to this width for the last refinement steps
     min_area_fraction: float = 0.08  # a candidate quadrilateral covers at least this share of the frame
     max_candidates: int = 60  # quadrilaterals scored coarsely
+    frame_insets: tuple[float, ...] = (0.0, 0.03, 0.07)  # the picture's own border, inset, as candidates
     triangle_levels: tuple[float, ...] = (20.0, 40.0, 60.0, 80.0)  # percentiles thresholded to find triangles
     refine_top_k: int = 3  # best coarse hypotheses refined...
     second_chance: float = 0.85  # ...when they score at least this share of the best one

@@ -170,15 +170,15 @@ def summary(outcomes: list[Outcome]) -> dict:
     errors = np.array([o.error_mm for o in outcomes])
     ok = errors <= SUCCESS_MM
     finite = errors[np.isfinite(errors)]
+    across = [o.across_mm for o in outcomes if o.found and np.isfinite(o.error_mm)]
     return {
         "cases": len(outcomes),
         "success_rate": float(ok.mean()),
         "median_error_mm": float(np.median(finite)) if len(finite) else None,
         "p90_error_mm": float(np.percentile(finite, 90)) if len(finite) else None,
         "max_error_mm": float(finite.max()) if len(finite) else None,
-        "median_across_mm": float(np.median([o.across_mm for o in outcomes if o.found and o.error_mm < np.inf]))
-        if len(finite) else None,
-        "max_across_mm": float(max(o.across_mm for o in outcomes if o.found and o.error_mm < np.inf)) if len(finite) else None,
+        "median_across_mm": float(np.median(across)) if across else None,
+        "max_across_mm": float(max(across)) if across else None,
         "mean_seconds": float(np.mean([o.seconds for o in outcomes])),
         "failures": [o.case for o, good in zip(outcomes, ok) if not good],
     }

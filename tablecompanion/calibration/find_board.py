@@ -329,8 +329,9 @@ def candidate_quads(bgr: np.ndarray, config: FindBoardConfig = DEFAULT_FIND_BOAR
                 if quad is None or cv2.contourArea(quad.astype(np.float32)) < min_area:
                     continue
                 quads.append((area, quad))
-    inset = 0.02
-    quads.append((w * h, np.array([[inset * w, inset * h], [(1 - inset) * w, inset * h], [(1 - inset) * w, (1 - inset) * h], [inset * w, (1 - inset) * h]])))
+    for inset in config.frame_insets:  # close-ups: the surface (or the board) is the picture itself
+        quads.append((w * h * (1 - inset), np.array([[inset * w, inset * h], [(1 - inset) * w, inset * h],
+                                                     [(1 - inset) * w, (1 - inset) * h], [inset * w, (1 - inset) * h]])))
     quads.sort(key=lambda t: -t[0])
     unique: list[np.ndarray] = []
     tol = 0.015 * max(w, h)

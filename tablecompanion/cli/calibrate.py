@@ -267,7 +267,7 @@ def _eval(args: argparse.Namespace) -> int:
             if not r.get("cases"):
                 print(f"{name:9s} no cases (simulator or shared photos missing)")
                 continue
-            err = "" if r["median_error_mm"] is None else (
+            err = "" if r["median_across_mm"] is None else (
                 f"  point error median {r['median_error_mm']:.1f} mm, p90 {r['p90_error_mm']:.1f}, "
                 f"max {r['max_error_mm']:.1f} (across points: median {r['median_across_mm']:.1f}, max {r['max_across_mm']:.1f})")
             print(f"{name:9s} {r['cases']:3d} cases  success {r['success_rate']:.0%}{err}  {r['mean_seconds']:.1f} s/image")
