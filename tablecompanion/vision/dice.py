@@ -78,6 +78,23 @@ class DiceConfig:
     # pips flattened this much (mean axis ratio) mean the top face is tilted: cocked
     cocked_elongation: float = 1.3
     cocked_elongation_px: float = 0.0  # small pips look elongated from pixel steps: limit + this / diameter
+    # learned check (tablecompanion/vision/dice_model.py): "" = the shipped weights, "none" = pip
+    # counting only, or a path to an .npz; groups with P(die) below model_min_die are dropped, and
+    # of two readings closer than nms_frac x die size only the more certain stays
+    model: str = ""
+    # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
+    blob_candidates: bool = True
+    blob_downscale: int = 4
+    blob_kernel: int = 21
+    blob_y_weight: float = 0.7
+    blob_chroma_weight: float = 2.5
+    blob_threshold: float = 30.0
+    blob_min_side: float = 10.0
+    blob_max_side: float = 90.0
+    blob_max_dice: int = 30
+    model_min_die: float = 0.5
+    model_sure_die: float = 0.8
+    nms_frac: float = 0.6
     # confidence below this makes the reading "unclear"
     min_confidence: float = 0.5
 
@@ -325,7 +342,7 @@ def pattern_fit(pts: np.ndarray, diameter: float, config: DiceConfig = DEFAULT_C
     n = len(pts)
     if n == 1:
         return 0.85
-    if n > 6:
+    if n > 6 or n == 0:
         return 0.0
     err = float(np.abs(_signature(pts) - _SIGNATURES[n]).max())
     spread = float(np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)).max())
@@ -399,6 +416,8 @@ class GroupEvidence:
     elongation: float
     polarity: int
     pts: np.ndarray
+    crop_side: float = 0.0  # the die side the learned check crops around (pip size or blob size)
+    source: str = "pips"  # "pips": a group of linked pips; "blob": a die-sized blob of foreground
 
 
 def group_evidence(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.ndarray | None = None) -> GroupEvidence:
@@ -417,6 +436,7 @@ def group_evidence(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: n
         elongation=float(np.mean([p.elongation for p in group])),
         polarity=group[0].polarity,
         pts=pts,
+        crop_side=diameter / config.pip_side_frac,
     )
 
 
@@ -431,7 +451,9 @@ def read_group(group: list[Pip], config: DiceConfig = DEFAULT_CONFIG, lab: np.nd
     return reading_from_evidence(ev, config)
 
 
-def reading_from_evidence(ev: GroupEvidence, config: DiceConfig, value: int | None = None, confidence: float | None = None) -> DiceReading:
+def reading_from_evidence(
+    ev: GroupEvidence, config: DiceConfig, value: int | None = None, confidence: float | None = None, clutter_check: bool = True
+) -> DiceReading:
     """Flat / cocked / unclear from the evidence; ``value`` and ``confidence`` from a classifier if given."""
     if confidence is None:
         confidence = ev.fit * (1.0 - min(1.0, ev.clutter / max(config.face_reject, 1e-6)) * 0.5)
@@ -442,7 +464,7 @@ def reading_from_evidence(ev: GroupEvidence, config: DiceConfig, value: int | No
     out_value: int | None = value
     if not 1 <= value <= 6 or confidence < config.min_confidence:
         status, out_value = "unclear", None
-    elif ev.elongation > elong_limit or ev.clutter > config.face_unclear:
+    elif (ev.n and ev.elongation > elong_limit) or (clutter_check and ev.clutter > config.face_unclear):
         status, out_value = "cocked", None
     return DiceReading(
         value=out_value,
@@ -486,22 +508,148 @@ def prune_groups(groups: list[list[Pip]], pips: list[Pip], config: DiceConfig = 
     return out
 
 
-def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
-    """Every die in a BGR frame, with coordinates in that frame's pixels."""
+def candidates(frame: np.ndarray, config: DiceConfig | None = None) -> tuple[np.ndarray, float, list[GroupEvidence]]:
+    """The working colour image, its scale from the frame, and the evidence of every pip group."""
     config = config or DEFAULT_CONFIG
     frame = check_frame(frame)
     h, w = frame.shape[:2]
     scale = min(1.0, config.work_size / max(h, w))
     work = cv2.resize(frame, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else frame
-    lab = to_colour_space(work, config)
-    face = local_face(lab, config)
-    pips = find_pips(lab, face, config)
-    groups = prune_groups(group_pips(lab, pips, config), pips, config)
-    readings = [r for r in (read_group(g, config, lab) for g in groups) if r is not None]
+    ycc = to_colour_space(work, config)
+    face = local_face(ycc, config)
+    pips = find_pips(ycc, face, config)
+    groups = prune_groups(group_pips(ycc, pips, config), pips, config)
+    evidence = [group_evidence(g, config, ycc) for g in groups]
+    if config.blob_candidates:
+        evidence += [blob_evidence(ycc, b, pips, config) for b in die_blobs(ycc, config)]
+    return ycc, scale, evidence
+
+
+def die_blobs(ycc: np.ndarray, config: DiceConfig = DEFAULT_CONFIG) -> list[tuple[float, float, float]]:
+    """Die-sized blobs that stand out from the table (centre x, y and side), touching dice split.
+
+    Finds dice whose pips were missed (low contrast, blur); a white die on a white table is left to
+    the pips.
+    """
+    h, w = ycc.shape[:2]
+    f = max(1, config.blob_downscale)
+    small = cv2.resize(ycc, (max(1, w // f), max(1, h // f)), interpolation=cv2.INTER_AREA)
+    k = _odd(config.blob_kernel)
+    if min(small.shape[:2]) <= k:
+        return []
+    bg = cv2.resize(cv2.medianBlur(small, k), (w, h), interpolation=cv2.INTER_LINEAR)
+    d = cv2.absdiff(ycc, bg)
+    score = cv2.max(
+        cv2.convertScaleAbs(d[..., 0], alpha=config.blob_y_weight),
+        cv2.convertScaleAbs(cv2.max(d[..., 1], d[..., 2]), alpha=config.blob_chroma_weight),
+    )
+    mask = (score > config.blob_threshold).astype(np.uint8)
+    ker = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    mask = cv2.morphologyEx(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, ker), cv2.MORPH_OPEN, ker)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    amin, amax = config.blob_min_side**2, config.blob_max_side**2
+    comps = [i for i in range(1, n) if amin <= stats[i][4] <= amax * config.blob_max_dice]
+    singles = [
+        float(stats[i][4])
+        for i in comps
+        if stats[i][4] <= amax
+        and max(stats[i][2], stats[i][3]) < 1.5 * min(stats[i][2], stats[i][3])
+        and stats[i][4] / (stats[i][2] * stats[i][3]) > 0.55
+    ]
+    one = float(np.median(singles)) if singles else None
+    out: list[tuple[float, float, float]] = []
+    for i in comps:
+        x, y, bw, bh, area = (int(v) for v in stats[i])
+        count = int(round(area / one)) if one and area > 1.6 * one else 1
+        if count <= 1:
+            if area <= amax:
+                out.append((float(cents[i][0]), float(cents[i][1]), math.sqrt(area)))
+            continue
+        ys, xs = np.nonzero(labels[y : y + bh, x : x + bw] == i)
+        pts = np.column_stack([xs, ys]).astype(np.float32)
+        cv2.setRNGSeed(1)
+        _, _, centres = cv2.kmeans(pts, count, None, (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5), 2, cv2.KMEANS_PP_CENTERS)
+        out += [(float(c[0]) + x, float(c[1]) + y, math.sqrt(one)) for c in centres]
+    return out
+
+
+def blob_evidence(ycc: np.ndarray, blob: tuple[float, float, float], pips: list[Pip], config: DiceConfig) -> GroupEvidence:
+    """Evidence for a blob candidate from the pips found inside it (of the commoner polarity)."""
+    cx, cy, side = blob
+    inside = [p for p in pips if abs(p.x - cx) <= 0.5 * side and abs(p.y - cy) <= 0.5 * side]
+    if inside:
+        pol = 1 if sum(p.polarity for p in inside) > 0 else -1
+        inside = [p for p in inside if p.polarity == pol]
+    else:
+        r = max(2, int(side * 0.4))
+        patch = ycc[max(0, int(cy) - r) : int(cy) + r, max(0, int(cx) - r) : int(cx) + r, 0].astype(np.float32)
+        pol = 1 if patch.size and patch.mean() > np.median(patch) else -1
+    pts = np.array([(p.x, p.y) for p in inside]) if inside else np.zeros((0, 2))
+    diameter = float(np.median([p.diameter for p in inside])) if inside else side * config.pip_side_frac
+    half = side / 2
+    corners = np.array([(cx - half, cy - half), (cx + half, cy - half), (cx + half, cy + half), (cx - half, cy + half)])
+    return GroupEvidence(
+        n=len(inside),
+        centre=(cx, cy),
+        corners=corners,
+        side=side,
+        diameter=diameter,
+        fit=pattern_fit(pts, diameter, config) if len(inside) else 0.0,
+        clutter=face_clutter(ycc, inside, (cx, cy), _inner(corners, (cx, cy), config)) if inside else 0.0,
+        elongation=float(np.mean([p.elongation for p in inside])) if inside else 1.0,
+        polarity=pol,
+        pts=pts,
+        crop_side=side,
+        source="blob",
+    )
+
+
+def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
+    """Every die in a BGR frame, with coordinates in that frame's pixels."""
+    config = config or DEFAULT_CONFIG
+    ycc, scale, evidence = candidates(frame, config)
+    model = None
+    if config.model != "none":
+        from tablecompanion.vision.dice_model import load_model
+
+        model = load_model(config.model)
+    if model is None:
+        readings = [
+            reading_from_evidence(ev, config)
+            for ev in evidence
+            if ev.source == "pips" and ev.clutter <= (config.face_reject if ev.n > 1 else config.face_reject_single)
+        ]
+    else:
+        readings = _classify(ycc, evidence, model, config)
     if scale < 1:
         readings = [_rescale(r, 1.0 / scale) for r in readings]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     return readings
+
+
+def _classify(ycc: np.ndarray, evidence: list[GroupEvidence], model, config: DiceConfig) -> list[DiceReading]:
+    """Value and die / no-die from the learned model, then one reading per die (best first)."""
+    from tablecompanion.vision.dice_model import crop, features
+
+    if not evidence:
+        return []
+    x = np.stack([features(crop(ycc, ev, config.pip_side_frac), ev) for ev in evidence])
+    probs = model.predict(x)
+    scored = []
+    for ev, p in zip(evidence, probs):
+        p_die = 1.0 - float(p[0])
+        if p_die < config.model_min_die:
+            continue
+        value = int(np.argmax(p[1:])) + 1
+        confidence = float(p[value]) / max(p_die, 1e-6) * min(1.0, p_die / max(config.model_sure_die, 1e-6))
+        scored.append((p_die, reading_from_evidence(ev, config, value=value, confidence=confidence, clutter_check=False)))
+    scored.sort(key=lambda t: -t[0])
+    kept: list[DiceReading] = []
+    for _, r in scored:
+        if any(math.dist(r.centre, k.centre) < config.nms_frac * max(k.size, r.size) for k in kept):
+            continue
+        kept.append(r)
+    return kept
 
 
 def _rescale(r: DiceReading, s: float) -> DiceReading:

@@ -1,0 +1,177 @@
+"""A small learned check on each pip group: is it a die, and which value does it show?
+
+Pip counting alone is fooled by pips that blur together, side-face pips and specks. Each pip group
+becomes a feature vector (a normalised grey crop of the die, polarity-flipped so pips are always dark,
+plus the group's own evidence: pip count, pattern fit, clutter, elongation) and a two-layer perceptron
+(NumPy only, weights in ``models/dice_mlp.npz``, trained by ``tools/train_dice.py``) gives
+P(no die), P(1) .. P(6).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from tablecompanion.vision.dice import DiceVisionError, GroupEvidence
+
+CROP = 40  # crop side in pixels
+CROP_SCALE = 1.3  # crop side / estimated die side
+N_SCALARS = 13
+THUMB = 20
+CELLS = 5
+N_FEATURES = THUMB * THUMB + CELLS * CELLS * 8 + N_SCALARS
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "dice_mlp.npz"
+
+
+def crop(ycc: np.ndarray, ev: GroupEvidence, pip_side_frac: float) -> np.ndarray:
+    """The die's neighbourhood as a CROP x CROP grey patch, scale from the pip size, pips dark."""
+    side = ev.crop_side or ev.diameter / pip_side_frac
+    size = CROP_SCALE * side
+    cx, cy = ev.centre
+    s = CROP / size
+    m = np.array([[s, 0, CROP / 2 - s * cx], [0, s, CROP / 2 - s * cy]], np.float32)
+    patch = cv2.warpAffine(ycc[..., 0], m, (CROP, CROP), flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    patch = patch.astype(np.float32)
+    if ev.polarity > 0:
+        patch = 255.0 - patch
+    patch -= np.median(patch)
+    patch /= max(float(patch.std()), 8.0)
+    return patch
+
+
+def scalars(ev: GroupEvidence) -> np.ndarray:
+    onehot = np.zeros(7, np.float32)
+    if ev.n:
+        onehot[min(ev.n, 7) - 1] = 1.0
+    spread = 0.0
+    if ev.n > 1:
+        spread = float(np.sqrt(((ev.pts[:, None, :] - ev.pts[None, :, :]) ** 2).sum(-1)).max()) / max(ev.diameter, 1.0) / 6.0
+    return np.concatenate([onehot, [ev.fit, ev.clutter, ev.elongation - 1.0, float(ev.polarity), spread, float(ev.source == "blob")]]).astype(np.float32)
+
+
+def image_features(patch: np.ndarray) -> np.ndarray:
+    """A thumbnail plus 8-bin gradient-orientation histograms on a grid of cells (a small HOG)."""
+    thumb = cv2.resize(patch, (THUMB, THUMB), interpolation=cv2.INTER_AREA).ravel()
+    gx = cv2.Sobel(patch, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(patch, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt(gx * gx + gy * gy)
+    ang = (np.arctan2(gy, gx) + np.pi) / (2 * np.pi) * 8
+    b = np.clip(ang.astype(np.int32), 0, 7)
+    cell = CROP // CELLS
+    hist = np.zeros((CELLS, CELLS, 8), np.float32)
+    rows = np.arange(CROP) // cell
+    ri, ci = np.meshgrid(rows, rows, indexing="ij")
+    np.add.at(hist, (ri.ravel(), ci.ravel(), b.ravel()), mag.ravel())
+    hist /= np.linalg.norm(hist) + 1e-3
+    return np.concatenate([thumb, hist.ravel() * 8.0])
+
+
+def features(patch: np.ndarray, ev: GroupEvidence) -> np.ndarray:
+    return np.concatenate([image_features(patch), scalars(ev)])
+
+
+def augment(patch: np.ndarray) -> list[np.ndarray]:
+    """The eight symmetries of a square: a die face reads the same turned or mirrored."""
+    out = []
+    for k in range(4):
+        r = np.rot90(patch, k)
+        out += [r, r[:, ::-1]]
+    return out
+
+
+@dataclass
+class DiceModel:
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """Class probabilities (n, 7): column 0 = no die, 1..6 = value."""
+        x = (np.atleast_2d(x).astype(np.float32) - self.mean) / self.std
+        h = np.maximum(x @ self.w1 + self.b1, 0.0)
+        z = h @ self.w2 + self.b2
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def save(self, path: str | Path) -> None:
+        np.savez_compressed(path, **{k: getattr(self, k).astype(np.float16) for k in ("w1", "b1", "w2", "b2", "mean", "std")})
+
+    @classmethod
+    def load(cls, path: str | Path) -> "DiceModel":
+        try:
+            with np.load(path) as data:
+                arrays = {k: data[k].astype(np.float32) for k in ("w1", "b1", "w2", "b2", "mean", "std")}
+        except (OSError, KeyError, ValueError) as exc:
+            raise DiceVisionError(f"cannot load dice model {path}: {exc}") from exc
+        model = cls(**arrays)
+        if model.w1.shape[0] != N_FEATURES:
+            raise DiceVisionError(f"dice model {path} expects {model.w1.shape[0]} features, this code makes {N_FEATURES}")
+        return model
+
+
+@lru_cache(maxsize=4)
+def load_model(path: str) -> DiceModel | None:
+    """The model at ``path`` ("" = the shipped one); None when no weights are shipped."""
+    p = Path(path) if path else DEFAULT_MODEL
+    if not p.is_file():
+        if path:
+            raise DiceVisionError(f"no dice model at {p}")
+        return None
+    return DiceModel.load(p)
+
+
+def train_mlp(
+    x: np.ndarray, y: np.ndarray, hidden: int = 64, epochs: int = 40, lr: float = 2e-3, l2: float = 1e-4,
+    batch: int = 256, seed: int = 0, class_weight: np.ndarray | None = None,
+) -> DiceModel:
+    """Softmax MLP with one hidden ReLU layer, Adam, weight decay. Deterministic for a seed."""
+    rng = np.random.default_rng(seed)
+    mean = x.mean(axis=0)
+    std = x.std(axis=0) + 1e-3
+    xn = ((x - mean) / std).astype(np.float32)
+    n, d = xn.shape
+    k = 7
+    params = {
+        "w1": (rng.normal(0, np.sqrt(2.0 / d), (d, hidden))).astype(np.float32),
+        "b1": np.zeros(hidden, np.float32),
+        "w2": (rng.normal(0, np.sqrt(1.0 / hidden), (hidden, k))).astype(np.float32),
+        "b2": np.zeros(k, np.float32),
+    }
+    m = {key: np.zeros_like(v) for key, v in params.items()}
+    v = {key: np.zeros_like(val) for key, val in params.items()}
+    cw = np.ones(k, np.float32) if class_weight is None else class_weight.astype(np.float32)
+    step = 0
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        for start in range(0, n, batch):
+            idx = order[start : start + batch]
+            xb, yb = xn[idx], y[idx]
+            h_pre = xb @ params["w1"] + params["b1"]
+            h = np.maximum(h_pre, 0)
+            z = h @ params["w2"] + params["b2"]
+            z -= z.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(axis=1, keepdims=True)
+            g = p.copy()
+            g[np.arange(len(yb)), yb] -= 1
+            g *= cw[yb][:, None] / len(yb)
+            grads = {"w2": h.T @ g + l2 * params["w2"], "b2": g.sum(0)}
+            gh = (g @ params["w2"].T) * (h_pre > 0)
+            grads["w1"] = xb.T @ gh + l2 * params["w1"]
+            grads["b1"] = gh.sum(0)
+            step += 1
+            for key in params:
+                m[key] = 0.9 * m[key] + 0.1 * grads[key]
+                v[key] = 0.999 * v[key] + 0.001 * grads[key] ** 2
+                mh = m[key] / (1 - 0.9**step)
+                vh = v[key] / (1 - 0.999**step)
+                params[key] -= lr * mh / (np.sqrt(vh) + 1e-8)
+    return DiceModel(params["w1"], params["b1"], params["w2"], params["b2"], mean.astype(np.float32), std.astype(np.float32))
