@@ -73,7 +73,7 @@ class DiceConfig:
     # above face_unclear the die is called cocked (a side face shows), above face_reject it is no die
     face_check_extent: float = 0.85
     face_unclear: float = 0.25
-    face_reject: float = 0.45
+    face_reject: float = 0.4
     face_reject_single: float = 0.2  # a one has a large clean face around its pip
     # pips flattened this much (mean axis ratio) mean the top face is tilted: cocked
     cocked_elongation: float = 1.3
@@ -617,7 +617,10 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
         readings = [
             reading_from_evidence(ev, config)
             for ev in evidence
-            if ev.source == "pips" and ev.clutter <= (config.face_reject if ev.n > 1 else config.face_reject_single)
+            if ev.source == "pips"
+            and ev.clutter <= (config.face_reject if ev.n > 1 else config.face_reject_single)
+            # a cluttered face with no die pattern (printed digits, a checker's rim) is no die
+            and not (ev.clutter > config.face_unclear and ev.fit < config.min_confidence)
         ]
     else:
         readings = _classify(ycc, evidence, model, config)
