@@ -508,7 +508,9 @@ def prune_groups(groups: list[list[Pip]], pips: list[Pip], config: DiceConfig = 
     return out
 
 
-def candidates(frame: np.ndarray, config: DiceConfig | None = None) -> tuple[np.ndarray, float, list[GroupEvidence]]:
+def candidates(
+    frame: np.ndarray, config: DiceConfig | None = None, blobs: bool | None = None
+) -> tuple[np.ndarray, float, list[GroupEvidence]]:
     """The working colour image, its scale from the frame, and the evidence of every pip group."""
     config = config or DEFAULT_CONFIG
     frame = check_frame(frame)
@@ -520,7 +522,7 @@ def candidates(frame: np.ndarray, config: DiceConfig | None = None) -> tuple[np.
     pips = find_pips(ycc, face, config)
     groups = prune_groups(group_pips(ycc, pips, config), pips, config)
     evidence = [group_evidence(g, config, ycc) for g in groups]
-    if config.blob_candidates:
+    if config.blob_candidates if blobs is None else blobs:
         evidence += [blob_evidence(ycc, b, pips, config) for b in die_blobs(ycc, config)]
     return ycc, scale, evidence
 
@@ -607,12 +609,14 @@ def blob_evidence(ycc: np.ndarray, blob: tuple[float, float, float], pips: list[
 def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
     """Every die in a BGR frame, with coordinates in that frame's pixels."""
     config = config or DEFAULT_CONFIG
-    ycc, scale, evidence = candidates(frame, config)
+    check_frame(frame)
     model = None
     if config.model != "none":
         from tablecompanion.vision.dice_model import load_model
 
         model = load_model(config.model)
+    # blob candidates only help the learned check; pip counting ignores them
+    ycc, scale, evidence = candidates(frame, config, blobs=config.blob_candidates and model is not None)
     if model is None:
         readings = [
             reading_from_evidence(ev, config)
