@@ -21,7 +21,7 @@ import numpy as np
 
 from tablecompanion.calibration.model import Calibration
 from tablecompanion.vision.board_reader import BoardReadError, read_board
-from tablecompanion.vision.checkers import SIDES
+from tablecompanion.vision.checkers import DEFAULT_CONFIG, SIDES, CheckerConfig
 from tablecompanion.vision.identify import identify_play
 
 DEFAULT_MATCHES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "matches"
@@ -141,6 +141,7 @@ def evaluate_matches(
     failures_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
     time_limit_s: float | None = None,
+    config: CheckerConfig = DEFAULT_CONFIG,
 ) -> dict:
     """Replay matches on the simulated table and score every turn; returns figures and a summary."""
     from tablecompanion.rules import Position
@@ -209,7 +210,7 @@ def evaluate_matches(
                                       roller=mover_at, dice=dice, jitter_seed=m_index)
             expected = before.parse_play(turn.play, turn.dice).result()
             found = _read_and_identify(renderer, scene, calibration, before, turn.dice, mover_side, mover_at,
-                                       int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-g{turn.game}-t{turn.index}")
+                                       int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-g{turn.game}-t{turn.index}", config)
             tally.turns += 1
             if found is None:
                 tally.wrong += 1
@@ -233,7 +234,7 @@ def evaluate_matches(
                         bottom_b, top_b = opp_board, mover_board
                     bad = Scene.from_boards(bottom_b, top_b, style=style, roller=mover_at, dice=dice, jitter_seed=m_index)
                     flagged = _read_and_identify(renderer, bad, calibration, before, turn.dice, mover_side, mover_at,
-                                                 int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-illegal-g{turn.game}-t{turn.index}")
+                                                 int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-illegal-g{turn.game}-t{turn.index}", config)
                     tally.illegal_injected += 1
                     if flagged is not None and flagged.verdict in ("illegal", "ambiguous"):
                         tally.illegal_flagged += 1
@@ -262,13 +263,13 @@ def evaluate_matches(
 
 
 def _read_and_identify(renderer, scene, calibration, before, dice, mover_side, mover_at, seed, tally: Tally,
-                       out_dir: Path | None, name: str):
+                       out_dir: Path | None, name: str, config: CheckerConfig = DEFAULT_CONFIG):
     import cv2
 
     frame, _ = renderer.render(scene, seed=seed)
     t0 = time.perf_counter()
     try:
-        reading = read_board(frame, calibration)
+        reading = read_board(frame, calibration, config)
     except BoardReadError:
         tally.frames += 1
         return None
@@ -288,3 +289,101 @@ def _read_and_identify(renderer, scene, calibration, before, dice, mover_side, m
 
 def _other(player: str) -> str:
     return "O" if player == "X" else "X"
+
+
+def evaluate_footage(
+    mat_path: str | Path,
+    max_turns: int = 8,
+    inject: str = "illegal:0.3,correction:0.5",
+    style: str = "tournament",
+    camera: str = "default",
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
+    waits for a clear, still board, and each stable reading is identified against the turn in play.
+
+    Scores: stable readings taken while a hand was over the board (must be 0), stable readings that
+    differ from the truth, turns whose play was identified, injected illegal plays flagged before the
+    correction.
+    """
+    from tablecompanion.rules import Position
+    from tablecompanion.sim import Camera, Renderer
+    from tablecompanion.sim.footage import iter_match_frames, script_match
+    from tablecompanion.vision.occlusion import BoardWatcher
+
+    path = Path(mat_path)
+    if not path.is_file():
+        raise EvalError(f"no match file {path}")
+    script = script_match(path)
+    cam = Camera.preset(camera)
+    renderer = Renderer(cam, style, "right", True)
+    watcher = BoardWatcher(truth_calibration(renderer))
+    turns: list[dict] = []
+    readings: list[dict] = []
+    illegal_windows: list[dict] = []
+    frames = 0
+    last_played: tuple | None = None  # the turn whose play the board now shows
+    for frame, truth in iter_match_frames(path, seed, 30.0, inject, camera=cam, style=style, bottom="X",
+                                          max_turns=max_turns, script=script, turns_out=turns):
+        frames += 1
+        for ev in truth["events"]:
+            if ev["type"] in ("play_made", "illegal_play"):
+                last_played = (ev["game"], ev["turn"])
+            elif ev["type"] == "game_start":
+                last_played = None
+            if ev["type"] == "illegal_play":
+                illegal_windows.append({"game": ev["game"], "turn": ev["turn"], "flagged": False, "open": True})
+            elif ev["type"] == "correction" and illegal_windows:
+                illegal_windows[-1]["open"] = False
+        event = watcher.feed(frame)
+        if event is None:
+            continue
+        mask = truth.get("hand_mask")
+        hand_on_board = bool(mask is not None and np.any(mask))
+        x_board, o_board = truth["board"]["X"], truth["board"]["O"]
+        played = last_played or (None, None)
+        readings.append({"frame": truth["frame"], "game": played[0], "turn": played[1],
+                         "phase": truth["phase"], "hand": hand_on_board, "reading": event.reading,
+                         "truth": (tuple(x_board), tuple(o_board)),
+                         "in_illegal": bool(illegal_windows and illegal_windows[-1]["open"])})
+    by_turn = {(t["game"], t["turn"]): t for t in turns}
+    stats = {"frames": frames, "stable_readings": len(readings), "with_hand": 0, "misread": 0,
+             "turns": 0, "identified": 0, "illegal_injected": len(illegal_windows), "illegal_flagged": 0}
+    identified_turns = set()
+    for r in readings:
+        stats["with_hand"] += r["hand"]
+        reading = r["reading"]
+        x_seen = reading.observation("light", "bottom")
+        if (tuple(x_seen.mover), tuple(x_seen.opponent)) != r["truth"]:
+            stats["misread"] += 1
+        rec = by_turn.get((r["game"], r["turn"]))
+        if rec is None:
+            continue
+        if rec is None or rec["kind"] != "roll" or not rec.get("position_id_before") or rec.get("play") is None:
+            continue
+        before = Position.from_position_id(rec["position_id_before"])
+        mover_at = "bottom" if rec["player"] == "X" else "top"
+        found = identify_play(before, tuple(rec["dice"]), reading.observation("light" if mover_at == "bottom" else "dark", mover_at))
+        expected = before.parse_play(rec["play"], tuple(rec["dice"])).result()
+        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
+            identified_turns.add((r["game"], r["turn"]))
+        if r["in_illegal"] and found.verdict == "illegal":
+            for w in illegal_windows:
+                if (w["game"], w["turn"]) == (r["game"], r["turn"]):
+                    w["flagged"] = True
+    roll_turns = [t for t in turns if t["kind"] == "roll" and t.get("play") is not None and t.get("position_id_before")]
+    stats["turns"] = len(roll_turns)
+    stats["identified"] = sum((t["game"], t["turn"]) in identified_turns for t in roll_turns)
+    stats["illegal_flagged"] = sum(w["flagged"] for w in illegal_windows)
+    stats["summary"] = [
+        f"footage: {frames} frames of {path.name} ({style}, {camera} camera, inject {inject})",
+        f"stable readings: {stats['stable_readings']}, taken with a hand over the board: {stats['with_hand']}, "
+        f"differing from the truth: {stats['misread']}",
+        f"turns identified from the stable readings: {stats['identified']}/{stats['turns']}",
+        f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/{stats['illegal_injected']}",
+    ]
+    if progress:
+        for line in stats["summary"]:
+            progress(line)
+    return stats

@@ -43,7 +43,7 @@ class CheckerConfig:
     sample_radius: float = 0.55  # colour is sampled from this inner disc
     min_colour_gap: float = 28.0  # Lab distance below which two clusters are one colour
     edge_strength: float = 60.0  # summed |radial Lab gradient| (Sobel) that counts as an edge
-    ring_found: float = 0.55  # share of the ring with edges a Hough find needs to be kept
+    ring_found: float = 0.4  # share of the ring with edges a Hough find needs to be kept
     ring_fill: float = 0.62  # share of the ring with edges a missed slot of a distinct colour needs
     ring_sure: float = 0.86  # share a missed slot needs when its colour is like the empty point's
     ring_search_mm: float = 3.0  # centre search around a slot or find, mm
@@ -107,7 +107,7 @@ class _Edges:
         a = np.linspace(0, 2 * np.pi, RING_SAMPLES, endpoint=False)
         self.cos, self.sin = np.cos(a).astype(np.float32), np.sin(a).astype(np.float32)
 
-    def score(self, x_px: float, y_px: float, r_px: float, search_px: float) -> tuple[float, float, float]:
+    def score(self, x_px: float, y_px: float, r_px: float, search_px: float, gap: bool = True) -> tuple[float, float, float]:
         """The best share of a ring of radius ``r_px`` with radial edges, over centres within ``search_px``;
         returns (share, x, y) of the best centre. A ring with a long run of angles without an edge (more
         than ``max_gap`` of the circle) scores 0: a checker shows its rim nearly all round, while a die,
@@ -125,7 +125,7 @@ class _Edges:
         edge = (radial > self.config.edge_strength).any(axis=1)  # (C, A): an edge at any of the radii
         share = edge.mean(axis=1)
         best = int(np.argmax(share))
-        if _longest_run(~edge[best]) > self.config.max_gap * RING_SAMPLES:
+        if gap and _longest_run(~edge[best]) > self.config.max_gap * RING_SAMPLES:
             return 0.0, float(centres[best, 0]), float(centres[best, 1])
         return float(share[best]), float(centres[best, 0]), float(centres[best, 1])
 
@@ -187,7 +187,7 @@ def find_discs(warped: np.ndarray, geometry: BoardGeometry, config: CheckerConfi
     discs = []
     rad = max(2, int(config.sample_radius * r_px))
     for cx, cy, r in found:
-        share, _, _ = edges.score(cx, cy, r_px, 0.0)
+        share, _, _ = edges.score(cx, cy, r_px, 0.0, gap=False)
         if share < config.ring_found:
             continue
         colour = _patch_colour(lab, cx, cy, rad)

@@ -26,6 +26,10 @@ BAR_INDEX = 24
 CLOSEST = 3
 # A second candidate this close (checker count differences) to the best one leaves room for a misread.
 CONFIDENT_MARGIN = 4.0
+# At most this many checkers of a legal result may be missing from the board for it still to be read as
+# that play (each one lowers the confidence by UNSEEN_CONFIDENCE).
+MAX_UNSEEN = 3
+UNSEEN_CONFIDENCE = 0.7
 
 
 @dataclass(frozen=True)
@@ -50,8 +54,6 @@ class BoardObservation:
             counts = tuple(int(n) for n in getattr(self, name))
             if len(counts) != 25 or min(counts) < 0:
                 raise ValueError(f"{name} must be 25 non-negative counts (points 1..24 and the bar)")
-            if sum(counts) > 2 * CHECKERS:
-                raise ValueError(f"{name} has {sum(counts)} checkers on the board: not a reading of one board")
             object.__setattr__(self, name, counts)
         for name in ("uncertain", "at_least"):
             object.__setattr__(self, name, frozenset(getattr(self, name)))
@@ -111,6 +113,39 @@ def board_distance(result: Position, seen: BoardObservation) -> float:
     return float(total)
 
 
+def unseen_checkers(result: Position, seen: BoardObservation, before: Position | None = None) -> tuple[int, int]:
+    """(checkers of ``result`` the board does not show, checkers it shows that ``result`` lacks or that
+    cannot have been missed), over the places the reader vouched for; a pile's count is a lower bound.
+
+    With ``before``, a checker counts as missed only where the camera may have failed on a point that
+    did not change (the count is as before the turn) or where it saw some of that point's checkers; a
+    point the play put checkers on that shows none is not a miss but a checker gone elsewhere."""
+    missing = extra = 0
+    rows = []
+    for point in range(1, 25):
+        if point not in seen.uncertain:
+            pile = point in seen.at_least
+            rows.append((result.on_roll[point - 1], seen.mover[point - 1], pile,
+                         None if before is None else before.on_roll[point - 1]))
+            rows.append((result.opponent[24 - point], seen.opponent[24 - point], pile,
+                         None if before is None else before.opponent[24 - point]))
+    if 25 not in seen.uncertain:
+        pile = 25 in seen.at_least
+        rows.append((result.on_roll[BAR_INDEX], seen.mover[BAR_INDEX], pile,
+                     None if before is None else before.on_roll[BAR_INDEX]))
+        rows.append((result.opponent[BAR_INDEX], seen.opponent[BAR_INDEX], pile,
+                     None if before is None else before.opponent[BAR_INDEX]))
+    for expected, got, pile, earlier in rows:
+        if got > expected:
+            extra += got - expected
+        elif got < expected and not pile:
+            if earlier is None or earlier == expected or got > 0:
+                missing += expected - got
+            else:
+                extra += expected - got
+    return missing, extra
+
+
 def _gap(expected: int, seen: int, lower_bound: bool) -> int:
     """Checkers to change at one place; a lower-bound count matches any larger expected count."""
     if lower_bound and expected >= seen:
@@ -142,6 +177,35 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     if board_distance(before, seen) == 0:
         return Identification(
             "unchanged", None, seen.confidence, best, closest,
+            reason="the board still shows the position before the roll: no checker has moved",
+        )
+    # A board that is a legal result less a few checkers is that result with checkers the camera missed
+    # (a dark checker on a dark point, a shadow): a play moves checkers, it never makes them vanish.
+    # Extra checkers, or checkers in the wrong place, are never explained away.
+    explained = []
+    for play, _ in ranked:
+        missing, extra = unseen_checkers(play.result(), seen, before)
+        if extra == 0 and 0 < missing <= MAX_UNSEEN:
+            explained.append((missing, play))
+    if explained:
+        explained.sort(key=lambda mp: mp[0])
+        missing, play = explained[0]
+        if len(explained) == 1 or explained[1][0] > missing:
+            confidence = seen.confidence * UNSEEN_CONFIDENCE**missing
+            return Identification(
+                "legal", play, confidence, float(missing), closest, observed=str(play),
+                reason=f"{missing} checker{'s' if missing > 1 else ''} of this play not seen on the board (missed or hidden)",
+            )
+        tied = [p for m, p in explained if m == missing]
+        return Identification(
+            "ambiguous", None, 0.0, float(missing), tuple((p, float(missing)) for p in tied[:CLOSEST]),
+            reason=f"{len(tied)} legal plays fit the board if {missing} checker(s) were missed: please look",
+            points=_points_of(tied),
+        )
+    missing, extra = unseen_checkers(before, seen, before)
+    if extra == 0 and missing <= MAX_UNSEEN:
+        return Identification(
+            "unchanged", None, seen.confidence * UNSEEN_CONFIDENCE**missing, best, closest,
             reason="the board still shows the position before the roll: no checker has moved",
         )
     observed, reason, points = describe_illegal(before, dice, seen)

@@ -95,15 +95,48 @@ def test_missing_checker_is_not_read_as_a_play():
     mover = list(start.on_roll)
     mover[12] -= 1  # a checker taken off the 13-point and not put anywhere
     found = identify_play(start, (3, 1), BoardObservation(tuple(mover), start.opponent))
+    assert found.verdict != "legal" and found.play is None
+
+
+def test_a_checker_the_camera_missed_still_identifies_the_play_with_less_confidence():
+    start = Position.initial()
+    play = start.parse_play("8/5 6/5", (3, 1))
+    mover = list(play.result().on_roll)
+    mover[7] -= 1  # one checker on the 8-point not seen
+    found = identify_play(start, (3, 1), BoardObservation(tuple(mover), play.result().opponent))
+    assert found.verdict == "legal" and found.play == play
+    assert 0 < found.confidence < 1
+    assert "not seen" in found.reason
+
+
+def test_an_extra_checker_is_never_explained_away():
+    start = Position.initial()
+    play = start.parse_play("8/5 6/5", (3, 1))
+    mover = list(play.result().on_roll)
+    mover[7] -= 1
+    mover[6] += 1  # the 8-point checker sits on the 7-point: 8/5 7/5 is no play of 3-1 from here
+    found = identify_play(start, (3, 1), BoardObservation(tuple(mover), play.result().opponent))
     assert found.verdict == "illegal"
-    assert "missing" in found.reason
+
+
+def test_a_pile_count_is_a_lower_bound():
+    start = Position.initial()
+    mover = list(start.on_roll)
+    mover[12] -= 2
+    mover[5] += 2  # seven on the 6-point: a row of five with two piled on it
+    before = Position.from_board(mover, start.opponent)
+    play = before.parse_play("13/7 13/8", (6, 5))
+    seen_mover = list(play.result().on_roll)
+    seen_mover[5] = 5  # the camera sees the row
+    found = identify_play(before, (6, 5), BoardObservation(tuple(seen_mover), play.result().opponent, at_least={6}))
+    assert found.verdict == "legal" and found.play == play and found.distance == 0
 
 
 def test_observation_validates_counts():
     with pytest.raises(ValueError):
         BoardObservation((0,) * 24, (0,) * 25)
     with pytest.raises(ValueError):
-        BoardObservation((2,) * 25, (0,) * 25)
+        BoardObservation((-1,) + (0,) * 24, (0,) * 25)
     with pytest.raises(ValueError):
         BoardObservation((0,) * 25, (0,) * 25, uncertain={30})
 
