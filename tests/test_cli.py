@@ -7,7 +7,7 @@ import pytest
 
 from tablecompanion.cli import build_parser, main
 
-EXPECTED = {"board", "calibrate", "dice", "leds", "mat", "rules", "serve", "sim"}
+EXPECTED = {"board", "calibrate", "dice", "leds", "mat", "record", "rules", "serve", "sim"}
 
 
 def _subcommands():
