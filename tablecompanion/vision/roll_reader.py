@@ -1,0 +1,572 @@
+"""Read a roll on a real board: the dice are what changed since the still board, and how they lie.
+
+Reading a whole frame of a full board finds "dice" in checker highlights and misses 17-px dice. A die,
+though, is the one thing that *arrives* between the last play and the roll. :class:`RollReader` keeps a
+reference frame of the still board (after the last play, before the throw) and, given a frame with the
+dice at rest:
+
+1. ``changed_blobs``: the colour difference with the reference (brightness-matched, half size) inside the
+   board's outline widened by a margin (a die on the frame or beside the board is still seen); blobs
+   are measured in board millimetres through the calibration, so "die-sized" means the same on every
+   camera. A blob larger than a hand's share of the board is occlusion: nothing is read.
+2. each die-sized blob is cropped, enlarged so a die is ~64 px, and read with
+   :func:`tablecompanion.vision.dice.read_dice` (the per-photo reader: its improvements flow through);
+3. each die is then judged with the board model and a camera model recovered from the homography
+   (``camera_from_homography``): its top face mapped onto the plane a flat die's top lies in gives where
+   it rests; a die whose footprint is on a checker of the reference is "cocked (resting on a checker)";
+   a die whose top face is not the square a flat die shows there (the pip pattern stretched or
+   squeezed, a side face showing more than the view explains) is "cocked (tilted)"; unreadable is
+   "unclear"; a value is never given for a die that is not flat;
+4. placement (:mod:`tablecompanion.vision.placement`) of where it rests: roller's right-hand board = ok;
+   bar, wrong half, off the playing surface = void; the opening roll wants one die in each half.
+
+The verdict: "valid" only when exactly the expected dice are flat, read and placed; otherwise "void" with
+the first reason, or "unclear" (re-roll) when the reader is unsure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Callable, Literal, Sequence
+
+import cv2
+import numpy as np
+
+from tablecompanion.geometry import BoardGeometry, Player
+from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
+from tablecompanion.vision.placement import Placement, place_point
+
+__all__ = [
+    "RollReadError", "RollReaderConfig", "RollReader", "DieSeen", "RollReading", "CameraModel",
+    "camera_from_homography", "judge_dice",
+]
+
+RollVerdict = Literal["valid", "void", "unclear"]
+
+
+class RollReadError(DiceVisionError):
+    """The roll reader cannot work with this input (no calibration, a frame of another size...)."""
+
+
+@dataclass(frozen=True)
+class RollReaderConfig:
+    """Every threshold of the roll reader, named. Sizes in die sides (``BoardSpec.die_size``) or mm."""
+
+    diff_scale: float = 0.5  # the change mask is computed at this fraction of the frame size
+    diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
+    margin_mm: float = 110.0  # the search area is the board's outline widened by this much
+    min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
+    max_blob_side: float = 5.0  # a blob longer than this many die sides is not one or two dice
+    occlusion_area: float = 40.0  # changed area (die faces) that means a hand or an arm is in view
+    crop_pad: float = 0.75  # die sides of margin around a blob's top-plane extent when cropping
+    rect_px_per_mm: float = 3.0  # the top-plane crop's scale: a 16 mm die is 48 px, its pips ~9 px
+    max_dice: int = 6
+    # a reading's side (mapped to the top-face plane) must be within these multiples of a die's side
+    min_size: float = 0.55
+    max_size: float = 1.6
+    # a die whose centre lies this close to a checker's centre rests on it (mm; a checker is 44 mm across)
+    on_checker_mm: float = 19.0
+    # a flat die's pips mapped to its top plane form a square pattern: axis ratio above this = tilted
+    max_pattern_ratio: float = 1.22
+    # pip pattern size: the spread of the pips relative to a flat die's (a leaning die's face is smaller)
+    pattern_scale: tuple[float, float] = (0.72, 1.3)
+    same_die: float = 1.1  # readings closer than this many die sides are one die
+
+
+@dataclass(frozen=True)
+class CameraModel:
+    """A pinhole camera over the board: ``P`` maps board mm (x, y, z; z into the table, so a height h
+    above the surface is z = -h) to image pixels. Recovered from the board homography."""
+
+    P: np.ndarray
+    centre_mm: np.ndarray  # the camera's position in board mm (z < 0: above the table)
+    focal_px: float
+    estimated_focal: bool
+
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, np.float64).reshape(-1, 3)
+        h = np.column_stack([pts, np.ones(len(pts))]) @ self.P.T
+        return h[:, :2] / h[:, 2:3]
+
+    def plane_homography(self, height_mm: float) -> np.ndarray:
+        """Image px -> mm on the plane ``height_mm`` above the board (3x3)."""
+        G = self.P[:, [0, 1, 3]].copy()
+        G[:, 2] += -height_mm * self.P[:, 2]
+        return np.linalg.inv(G)
+
+
+def camera_from_homography(board_from_image: np.ndarray, image_size: tuple[int, int],
+                           camera_matrix: np.ndarray | None = None) -> CameraModel:
+    """A camera from the image->board homography: square pixels, principal point at the image centre,
+    the focal length from the constraint that the board's axes are orthogonal and equally scaled
+    (Zhang's). Straight above the board that constraint says nothing: a typical webcam's field of view
+    (focal ~ the image width) is taken then."""
+    H = np.asarray(board_from_image, np.float64)
+    G = np.linalg.inv(H)  # board (x, y, 1) -> image
+    w, h = image_size
+    if camera_matrix is not None:
+        K = np.asarray(camera_matrix, np.float64).reshape(3, 3)
+        f, estimated = float(K[0, 0]), False
+    else:
+        cx, cy = w / 2.0, h / 2.0
+        T = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1.0]])
+        g = T @ G
+        g1, g2 = g[:, 0], g[:, 1]
+        cands = []
+        den = g1[2] * g2[2]
+        if abs(den) > 1e-18:
+            f2 = -(g1[0] * g2[0] + g1[1] * g2[1]) / den
+            cands.append(f2)
+        den = g1[2] ** 2 - g2[2] ** 2
+        if abs(den) > 1e-18:
+            cands.append((g2[0] ** 2 + g2[1] ** 2 - g1[0] ** 2 - g1[1] ** 2) / den)
+        good = [math.sqrt(c) for c in cands if c > 0 and 0.5 * w <= math.sqrt(c) <= 5.0 * w]
+        f, estimated = (float(np.median(good)), True) if good else (float(w), False)
+        K = np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]])
+    M = np.linalg.inv(K) @ G
+    lam = 2.0 / (np.linalg.norm(M[:, 0]) + np.linalg.norm(M[:, 1]))
+    r1, r2, t = M[:, 0] * lam, M[:, 1] * lam, M[:, 2] * lam
+    if t[2] < 0:
+        r1, r2, t = -r1, -r2, -t
+    r3 = np.cross(r1, r2)
+    R = np.column_stack([r1, r2, r3])
+    u, _, vt = np.linalg.svd(R)
+    R = u @ vt
+    P = K @ np.column_stack([R, t])
+    centre = -R.T @ t
+    return CameraModel(P, centre, f, estimated)
+
+
+@dataclass(frozen=True)
+class DieSeen:
+    """One die of a roll: its reading (value only when flat), where it rests and why it is not flat."""
+
+    value: int | None
+    status: Literal["flat", "cocked", "unclear"]
+    placement: Placement
+    centre: tuple[float, float]  # image px (the top face)
+    board_mm: tuple[float, float]  # where it rests on the board
+    confidence: float
+    reason: str = ""  # why cocked / unclear: "resting on a checker", "tilted", "unreadable"
+    reading: DiceReading | None = field(default=None, repr=False)
+    features: dict = field(default_factory=dict, repr=False)
+
+    def as_reading(self) -> DiceReading:
+        """A :class:`DiceReading` (what ``RollWatcher`` and ``judge_roll`` take) with this verdict's status."""
+        r = self.reading
+        if r is None:
+            return DiceReading(None, self.centre, (), self.confidence, self.status)
+        return replace(r, value=self.value if self.status == "flat" else None, status=self.status)
+
+
+@dataclass(frozen=True)
+class RollReading:
+    dice: tuple[DieSeen, ...]
+    verdict: RollVerdict
+    reason: str
+    occluded: bool = False
+    opening: bool = False
+
+    @property
+    def values(self) -> tuple[int | None, ...]:
+        return tuple(d.value for d in self.dice)
+
+
+def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict, str]:
+    """Valid only when exactly ``expected`` dice are seen, each flat, read and placed "ok"/"unknown".
+
+    A die that is cocked or placed wrong makes the roll void; an unreadable die makes it "unclear"
+    (re-roll); the first problem found is the reason."""
+    if len(dice) < expected:
+        return "void", f"only {len(dice)} of {expected} dice seen (off the board or hidden?)"
+    if len(dice) > expected:
+        return "void", f"{len(dice)} dice seen, expected {expected}"
+    for i, d in enumerate(dice, start=1):
+        if d.status == "cocked":
+            return "void", f"die {i} cocked ({d.reason})" if d.reason else f"die {i} cocked"
+        if d.placement not in ("ok", "unknown"):
+            return "void", f"die {i} {d.placement}"
+    for i, d in enumerate(dice, start=1):
+        if d.status != "flat" or d.value is None:
+            return "unclear", f"die {i} unclear ({d.reason or 'unreadable'}): re-roll"
+    return "valid", "-".join(str(d.value) for d in sorted(dice, key=lambda d: -(d.value or 0)))
+
+
+# A flat die's pips on its top face, in die sides from the face centre (the usual drilling: outer pips at
+# ~0.27 of the side from the centre).
+_PIP_OFFSET = 0.27
+
+
+class RollReader:
+    """Board-aware roll reading for one calibrated camera. ``set_reference`` with the still board, then
+    ``read`` frames with the dice at rest. Also a ``reader`` for ``RollWatcher`` (``__call__``)."""
+
+    def __init__(self, calibration, config: RollReaderConfig | None = None, dice_config: DiceConfig | None = None,
+                 reader: Callable[..., list] | None = None) -> None:
+        if calibration is None or getattr(calibration, "homography", None) is None:
+            raise RollReadError("the roll reader needs a calibration (tablecompanion calibrate)")
+        self.calibration = calibration
+        self.config = config or RollReaderConfig()
+        self.dice_config = dice_config
+        self.reader = reader or read_dice
+        self.geometry: BoardGeometry = calibration.geometry
+        self.spec = self.geometry.spec
+        w, h = (int(v) for v in calibration.image_size)
+        self.image_size = (w, h)
+        self.camera = camera_from_homography(calibration.homography, (w, h), getattr(calibration, "camera_matrix", None))
+        self.top_from_image = self.camera.plane_homography(self.spec.die_size)
+        s = self.config.diff_scale
+        self.small_size = (max(1, round(w * s)), max(1, round(h * s)))
+        x0, y0, x1, y1 = self.geometry.outline
+        m = self.config.margin_mm
+        poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
+        self.search_mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
+        cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
+        self.reference: np.ndarray | None = None
+        self.reference_full: np.ndarray | None = None
+        self._gain = 1.0
+        self.checkers_mm: np.ndarray = np.zeros((0, 2))
+        self.last: RollReading | None = None
+        self.crops_read = 0
+
+    # -- geometry helpers -----------------------------------------------------------------------------
+    def _board_poly(self, rect, samples: int = 8) -> np.ndarray:
+        x0, y0, x1, y1 = rect
+        t = np.linspace(0, 1, samples, endpoint=False)
+        pts = np.concatenate([
+            np.column_stack([x0 + (x1 - x0) * t, np.full_like(t, y0)]),
+            np.column_stack([np.full_like(t, x1), y0 + (y1 - y0) * t]),
+            np.column_stack([x1 - (x1 - x0) * t, np.full_like(t, y1)]),
+            np.column_stack([np.full_like(t, x0), y1 - (y1 - y0) * t]),
+        ])
+        return np.asarray(self.calibration.board_to_image(pts), np.float64)
+
+    def to_plane(self, pts, height_mm: float = 0.0) -> np.ndarray:
+        """Image px (as captured) -> board mm on the plane ``height_mm`` above the surface."""
+        pts = np.asarray(pts, np.float64).reshape(-1, 2)
+        cal = self.calibration
+        if getattr(cal, "camera_matrix", None) is not None:
+            pts = cal._undistort_points(pts)  # noqa: SLF001 - the calibration's own lens model
+        H = self.calibration.homography if height_mm == 0 else self.camera.plane_homography(height_mm)
+        hp = np.column_stack([pts, np.ones(len(pts))]) @ np.asarray(H).T
+        return hp[:, :2] / hp[:, 2:3]
+
+    def die_px_at(self, x_mm: float, y_mm: float) -> float:
+        return float(self.spec.die_size) * float(self.calibration.px_per_mm_at((x_mm, y_mm)))
+
+    # -- the reference ----------------------------------------------------------------------------
+    def set_reference(self, frame: np.ndarray, checkers_mm: Sequence[tuple[float, float]] | None = None) -> None:
+        """The still board before the throw. ``checkers_mm``: where checkers stand (board mm), when the
+        caller knows the position; otherwise they are found in the reference (checker discs)."""
+        frame = self._check(frame)
+        self.reference = self._small(frame)
+        self.reference_full = frame.copy()
+        if checkers_mm is None:
+            checkers_mm = self._find_checkers(frame)
+        self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
+
+    def _find_checkers(self, frame: np.ndarray) -> list[tuple[float, float]]:
+        from tablecompanion.vision.board_reader import warp_board
+        from tablecompanion.vision.checkers import CheckerConfig, find_discs
+
+        cfg = CheckerConfig()
+        try:
+            warped = warp_board(frame, self.calibration, cfg.px_per_mm)
+            return [(d.x, d.y) for d in find_discs(warped, self.geometry, cfg)]
+        except Exception:  # noqa: BLE001 - no checkers known: the on-checker test is then skipped
+            return []
+
+    def _check(self, frame) -> np.ndarray:
+        frame = check_frame(frame)
+        if (frame.shape[1], frame.shape[0]) != self.image_size:
+            raise RollReadError(f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration was made at "
+                                f"{self.image_size[0]}x{self.image_size[1]}: recalibrate")
+        return frame
+
+    def _small(self, frame: np.ndarray) -> np.ndarray:
+        small = cv2.resize(frame, self.small_size, interpolation=cv2.INTER_AREA)
+        return cv2.GaussianBlur(small, (3, 3), 0)
+
+    # -- reading ----------------------------------------------------------------------------------
+    def changed_blobs(self, frame: np.ndarray) -> tuple[list[dict], float]:
+        """Die-sized blobs of change vs the reference (frame px boxes, mm measures) and the changed area
+        in die faces (large = a hand)."""
+        c = self.config
+        small = self._small(frame)
+        ref = self.reference
+        m = self.search_mask > 0
+        # brightness drift (auto exposure, light) between the reference and now
+        a = float(np.median(small[m][:, 1])) if m.any() else 1.0
+        b = float(np.median(ref[m][:, 1])) if m.any() else 1.0
+        gain = a / b if b > 1 else 1.0
+        self._gain = gain
+        refg = cv2.convertScaleAbs(ref, alpha=gain) if abs(gain - 1) > 0.01 else ref
+        diff = cv2.absdiff(small, refg).astype(np.int16).sum(axis=2)
+        mask = ((diff > c.diff_threshold).astype(np.uint8) * 255) & self.search_mask
+        mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        s = c.diff_scale
+        face = float(self.spec.die_size) ** 2
+        blobs, total = [], 0.0
+        for i in range(1, n):
+            x, y, bw, bh, area = (int(v) for v in stats[i])
+            ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
+            pts = np.column_stack([xs + x + 0.5, ys + y + 0.5]) / s
+            mm = self.to_plane(pts)
+            if not np.isfinite(mm).all():
+                continue
+            # pixel area on the board: each small pixel covers (1/s)^2 frame px
+            cx, cy = np.median(mm, axis=0)
+            ppm = float(self.calibration.px_per_mm_at((float(cx), float(cy))))
+            area_mm = area / (s * s) / max(ppm * ppm, 1e-9)
+            total += area_mm / face
+            if area_mm < c.min_blob_area * face:
+                continue
+            rect = cv2.minAreaRect(mm.astype(np.float32))
+            side = max(rect[1])
+            blobs.append({"box": (x / s, y / s, (x + bw) / s, (y + bh) / s), "area_mm": area_mm,
+                          "side_mm": float(side), "centre_mm": (float(cx), float(cy)), "label": i,
+                          "mask": labels[y:y + bh, x:x + bw] == i, "mask_at": (x, y)})
+        blobs.sort(key=lambda b: -b["area_mm"])
+        return blobs, total
+
+    def read(self, frame: np.ndarray, roller: Player = "bottom", opening: bool = False,
+             expected: int | None = None) -> RollReading:
+        """The roll in ``frame`` (dice at rest) against the reference."""
+        frame = self._check(frame)
+        if self.reference is None:
+            raise RollReadError("no reference frame of the still board: call set_reference first")
+        c = self.config
+        expected = expected if expected is not None else 2
+        blobs, total = self.changed_blobs(frame)
+        if total > c.occlusion_area:
+            out = RollReading((), "unclear", "a hand or something large over the board", occluded=True, opening=opening)
+            self.last = out
+            return out
+        dice: list[DieSeen] = []
+        for blob in blobs:
+            if blob["side_mm"] > c.max_blob_side * self.spec.die_size:
+                continue
+            found = self._read_blob(frame, blob)
+            for d in found:
+                if len(dice) < c.max_dice and not any(
+                        math.dist(d.board_mm, k.board_mm) < 0.6 * self.spec.die_size for k in dice):
+                    dice.append(d)
+        dice = [self._judge_die(d, roller, opening) for d in dice]
+        dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
+        if opening:
+            dice = self._opening_placements(dice)
+        verdict, reason = judge_dice(dice, expected)
+        if opening and verdict == "valid" and dice[0].value == dice[1].value:
+            reason += " (opening doubles: roll again)"
+        out = RollReading(tuple(dice), verdict, reason, opening=opening)
+        self.last = out
+        return out
+
+    def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None) -> np.ndarray:
+        """The frame resampled onto the plane ``height_mm`` above the board (a flat die's top face by
+        default) over ``rect_mm`` (x0, y0, x1, y1), ``rect_px_per_mm`` px per mm: perspective removed, so
+        a flat die's top is a square of known size wherever it lies and whatever the camera's angle."""
+        k = self.config.rect_px_per_mm
+        h = self.spec.die_size if height_mm is None else height_mm
+        x0, y0, x1, y1 = rect_mm
+        nx, ny = max(2, int(round((x1 - x0) * k))), max(2, int(round((y1 - y0) * k)))
+        xs = x0 + (np.arange(nx) + 0.5) / k
+        ys = y0 + (np.arange(ny) + 0.5) / k
+        gx, gy = np.meshgrid(xs, ys)
+        pts = np.column_stack([gx.ravel(), gy.ravel(), np.full(gx.size, -h)])
+        img = self.camera.project(pts)
+        if getattr(self.calibration, "camera_matrix", None) is not None:
+            img = self.calibration._distort_points(img)  # noqa: SLF001
+        mx = img[:, 0].reshape(ny, nx).astype(np.float32)
+        my = img[:, 1].reshape(ny, nx).astype(np.float32)
+        return cv2.remap(frame, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+
+    def plane_to_image(self, pts_mm, height_mm: float | None = None) -> np.ndarray:
+        h = self.spec.die_size if height_mm is None else height_mm
+        pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+        img = self.camera.project(np.column_stack([pts, np.full(len(pts), -h)]))
+        if getattr(self.calibration, "camera_matrix", None) is not None:
+            img = self.calibration._distort_points(img)  # noqa: SLF001
+        return img
+
+    def _read_blob(self, frame: np.ndarray, blob: dict) -> list[DieSeen]:
+        """Read the dice of one changed blob on the top-face plane (see :meth:`rectified`)."""
+        c = self.config
+        k = c.rect_px_per_mm
+        die = float(self.spec.die_size)
+        s = c.diff_scale
+        mx, my = blob["mask_at"]
+        bmask = blob["mask"]
+        ys, xs = np.nonzero(bmask)
+        pts = np.column_stack([xs + mx + 0.5, ys + my + 0.5]) / s
+        top = self.to_plane(pts, die)
+        pad = c.crop_pad * die
+        x0, y0 = top.min(axis=0) - pad
+        x1, y1 = top.max(axis=0) + pad
+        crop = self.rectified(frame, (x0, y0, x1, y1))
+        self.crops_read += 1
+        try:
+            readings = self.reader(crop, self.dice_config)
+        except Exception:  # noqa: BLE001 - an unreadable crop is an unclear die, not a crash
+            readings = []
+        kept = []
+        for r in readings:
+            mm = (r.centre[0] / k + x0, r.centre[1] / k + y0)
+            u, v = self.plane_to_image([mm])[0] * s
+            u, v = int(u) - mx, int(v) - my
+            near = bmask[max(0, v - 2):v + 3, max(0, u - 2):u + 3]
+            if near.size and near.any():  # on the changed blob: a checker's highlight beside a die is no die
+                kept.append((r, mm))
+        # one die per die-sized cluster of readings: a side face's pips read as a second "die" beside it
+        groups: list[list] = []
+        for r, mm in sorted(kept, key=lambda rm: _reading_rank(rm[0])):
+            for g in groups:
+                if math.dist(g[0][1], mm) < c.same_die * die:
+                    g.append((r, mm))
+                    break
+            else:
+                groups.append([(r, mm)])
+        out = [self._die_from_reading(g[0][0], g[0][1], (x0, y0), blob, frame, extra=len(g) - 1) for g in groups]
+        if not out and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+            # something die-sized arrived and the reader cannot read it: an unclear die
+            centre_mm = tuple(float(v) for v in np.median(top, axis=0))
+            out.append(self._unread_die(centre_mm, blob))
+        return out
+
+    def _die_from_reading(self, r: DiceReading, mm, origin, blob: dict, frame: np.ndarray, extra: int = 0) -> DieSeen:
+        k = self.config.rect_px_per_mm
+        die = float(self.spec.die_size)
+        centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
+        feats = {"blob_area": blob["area_mm"] / die ** 2, "blob_side": blob["side_mm"] / die,
+                 "status_in": r.status, "conf": float(r.confidence), "extra": extra,
+                 "side": float(r.size) / k / die if r.size else None}
+        pips = np.asarray(getattr(r, "pips", ()) or (), np.float64).reshape(-1, 2)
+        pips_mm = pips / k + np.asarray(origin)
+        feats["n_pips"] = int(len(pips))
+        if len(pips) >= 4 and r.value in _PATTERNS and len(pips) == r.value:
+            feats.update(_affine_fit(pips_mm / die, r.value))
+        if len(pips) >= 2:
+            p = pips_mm - pips_mm.mean(axis=0)
+            rms = float(np.sqrt(np.mean(np.sum(p * p, axis=1))))
+            feats["spread"] = rms / (_expected_rms(r.value, len(pips)) * die)
+        img_reading = replace(r, centre=centre, outline=tuple(tuple(float(v) for v in q) for q in self.plane_to_image(
+            np.asarray(r.outline, np.float64).reshape(-1, 2) / k + np.asarray(origin))) if len(r.outline) else (),
+            pips=tuple(tuple(float(v) for v in q) for q in self.plane_to_image(pips_mm)) if len(pips) else (),
+            size=float(r.size) / k * float(self.calibration.px_per_mm_at(mm)))
+        return DieSeen(r.value, r.status, "unknown", centre, (float(mm[0]), float(mm[1])), float(r.confidence), "",
+                       img_reading, feats)
+
+    def _unread_die(self, centre_mm, blob: dict) -> DieSeen:
+        feats = {"blob_area": blob["area_mm"] / self.spec.die_size ** 2, "blob_side": blob["side_mm"] / self.spec.die_size}
+        centre = tuple(float(v) for v in self.plane_to_image([centre_mm])[0])
+        return DieSeen(None, "unclear", "unknown", centre, centre_mm, 0.0, "unreadable", None, feats)
+
+    def _judge_die(self, d: DieSeen, roller: Player, opening: bool) -> DieSeen:
+        c = self.config
+        x, y = d.board_mm
+        placement = place_point(x, y, self.geometry, roller)
+        if opening:
+            other = "top" if roller == "bottom" else "bottom"
+            if placement != "ok" and place_point(x, y, self.geometry, other) == "ok":
+                placement = "ok"
+        status, reason = d.status, d.reason
+        f = dict(d.features)
+        if len(self.checkers_mm):
+            dist = float(np.min(np.hypot(self.checkers_mm[:, 0] - x, self.checkers_mm[:, 1] - y)))
+            f["checker_dist"] = dist / self.spec.die_size
+            if dist < c.on_checker_mm:
+                status, reason = "cocked", "resting on a checker"
+        if status == "flat":
+            why = self._tilt_reason(f)
+            if why:
+                status, reason = "cocked", why
+        elif status == "cocked" and not reason:
+            reason = "tilted"
+        value = d.value if status == "flat" else None
+        return replace(d, value=value, status=status, placement=placement, reason=reason, features=f)
+
+    def _tilt_reason(self, f: dict) -> str:
+        c = self.config
+        ratio = f.get("pattern_ratio")
+        if ratio is not None and ratio > c.max_pattern_ratio:
+            return "tilted (pips not square)"
+        spread = f.get("spread")
+        if spread is not None and not (c.pattern_scale[0] <= spread <= c.pattern_scale[1]):
+            return "tilted (top face seen at a slant)"
+        return ""
+
+    def _opening_placements(self, dice: list[DieSeen]) -> list[DieSeen]:
+        if len(dice) == 2 and all(d.placement == "ok" for d in dice):
+            sides = [place_point(*d.board_mm, self.geometry, "bottom") == "ok" for d in dice]
+            if sides[0] == sides[1]:
+                dice = [dice[0], replace(dice[1], placement="wrong half")]
+        return dice
+
+    # -- RollWatcher reader protocol -----------------------------------------------------------------
+    def __call__(self, frame, config=None) -> list[DiceReading]:
+        """Readings for ``RollWatcher(reader=...)``: each die with the verdict's status (cocked/unclear)."""
+        if self.reference is None:
+            self.set_reference(frame)
+            return []
+        rr = self.read(frame)
+        return [d.as_reading() for d in rr.dice]
+
+
+_o = _PIP_OFFSET
+_PATTERNS = {
+    4: np.array([[-_o, -_o], [_o, -_o], [_o, _o], [-_o, _o]]),
+    5: np.array([[-_o, -_o], [_o, -_o], [_o, _o], [-_o, _o], [0, 0]]),
+    6: np.array([[-_o, -_o], [0, -_o], [_o, -_o], [-_o, _o], [0, _o], [_o, _o]]),
+}
+
+
+def _affine_fit(pts: np.ndarray, value: int) -> dict:
+    """The best affine map of a flat die's pattern onto the pips (top-plane die sides): its two scales.
+
+    A flat die gives two equal scales near 1; a tilted top face squeezes one of them (cos of the tilt)."""
+    pts = pts - pts.mean(axis=0)
+    best = None
+    for turn in range(0, 180, 6):  # the pattern's turn: the correspondence by nearest pips
+        t = math.radians(turn)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        pat = _PATTERNS[value] @ rot.T
+        scale = math.sqrt(np.mean(np.sum(pts ** 2, 1)) / max(np.mean(np.sum(pat ** 2, 1)), 1e-9))
+        d = np.linalg.norm(pts[:, None, :] - scale * pat[None, :, :], axis=2)
+        order = np.argmin(d, axis=1)
+        if len(set(order.tolist())) != len(pts):
+            continue
+        err = float(d[np.arange(len(pts)), order].sum())
+        if best is None or err < best[0]:
+            best = (err, pat[order], turn)
+    if best is None:
+        return {}
+    src, dst = best[1], pts
+    A, *_ = np.linalg.lstsq(src, dst, rcond=None)
+    sv = np.linalg.svd(A, compute_uv=False)
+    return {"aff_ratio": float(sv[0] / max(sv[1], 1e-9)), "aff_scale": float(math.sqrt(sv[0] * sv[1])),
+            "yaw": float(best[2] % 90)}
+
+
+def _reading_rank(r) -> tuple:
+    """Best first: flat before cocked/unclear, then the more confident."""
+    return ({"flat": 0, "cocked": 1}.get(r.status, 2), -float(r.confidence))
+
+
+def _expected_rms(value: int | None, n: int) -> float:
+    """RMS distance of a flat die's pips from the face centre, in die sides."""
+    o = _PIP_OFFSET
+    table = {2: o * math.sqrt(2), 3: o * math.sqrt(2) * math.sqrt(2 / 3), 4: o * math.sqrt(2),
+             5: o * math.sqrt(2) * math.sqrt(4 / 5), 6: o * math.sqrt((4 * 2 + 2 * 1) / 6)}
+    return table.get(n, o)
+
+
+def _shifted(r, dx: float, dy: float, scale: float = 1.0):
+    """A reading from a (scaled) crop, in the whole frame's pixels."""
+    def at(p):
+        return (p[0] * scale + dx, p[1] * scale + dy)
+
+    return replace(r, centre=at(r.centre), outline=tuple(at(p) for p in r.outline),
+                   pips=tuple(at(p) for p in getattr(r, "pips", ())),
+                   size=float(getattr(r, "size", 0.0) or 0.0) * scale)
