@@ -86,6 +86,12 @@ class ChouetteMatch:
         return [max(0, v) for v in self.score_pair]
 
     @property
+    def score(self) -> dict[str, int]:
+        """As :attr:`Match.score` reads it (box = "X", captain = "O")."""
+        x, o = self._score
+        return {"X": x, "O": o}
+
+    @property
     def players(self) -> tuple[str, str]:
         return (self.ch.box, self.ch.captain)
 

@@ -27,12 +27,12 @@ from tablecompanion.rules.actions import (
     RejectResign,
     Resign,
     Roll,
+    StandingPlay,
     Take,
     other,
 )
 from tablecompanion.rules.errors import IllegalPlayError, NotationError, RulesError
 from tablecompanion.rules.match import Match
-from tablecompanion.rules.scoring import result_level
 
 from .clock import MatchClock
 from .errors import BadActionError, NotAllowedError
@@ -245,7 +245,7 @@ class TableState:
         if self.timeout is not None:
             t = self.timeout
             return f"the match is over: {self._name(t['loser'])} ran out of time"
-        x, o = self.match._score
+        x, o = self.match.score["X"], self.match.score["O"]
         return f"the match is over: {self._name(self.match.winner)} won {x}-{o}"
 
     def _name(self, player: str | None) -> str:
@@ -256,7 +256,7 @@ class TableState:
     def _after_games(self, games_before: int, ev: Event) -> list[dict]:
         out = []
         for rec in self.match.games[games_before:]:
-            x, o = self.match._score
+            x, o = self.match.score["X"], self.match.score["O"]
             out.append({
                 "decision": "game_over", "winner": rec.winner, "points": rec.points, "level": rec.counted,
                 "how": rec.how, "game": rec.number, "score": [x, o],
@@ -270,7 +270,7 @@ class TableState:
                 self.flag.provisional = False
                 self.flag = None
         if self.match.is_over and len(self.match.games) > games_before:
-            x, o = self.match._score
+            x, o = self.match.score["X"], self.match.score["O"]
             out.append({"decision": "match_over", "winner": self.match.winner, "score": [x, o],
                         "message": f"{self._name(self.match.winner)} wins the match {x}-{o}"})
         return out
@@ -345,11 +345,7 @@ class TableState:
             # and rolling (or doubling) without either lets it stand for good.
             flag.before = clone_game(game)
             flag.provisional = True
-            _record_written_play(game, mover, text, dice)
-            game.position = result.swapped()
-            game.turn = other(mover)
-            game.dice = None
-            game.awaiting = game._start_of_turn()
+            self.match.apply(StandingPlay(result=result, text=text, player=mover))
             self.last_roll_n = None
         self.flags.append(flag)
         self.flag = flag
@@ -582,11 +578,7 @@ class TableState:
         f.provisional = False
         self.flag = None
         if not any(f.result.on_roll):  # the illegal play bore off the last checker: it ends the game
-            game = self.game
-            _record_written_play(game, f.player, f.play, f.dice)
-            game.position = f.result
-            game._finish(f.player, result_level(f.result.opponent), "bearoff")
-            self.match._game_over()
+            self.match.apply(StandingPlay(result=f.result, text=f.play, player=f.player))
         self._history(ev, "accept_illegal", other(f.player), flag=f.id)
         out.append({"decision": "illegal_play_accepted", "flag": f.id, "player": f.player,
                     "message": f"{self._name(other(f.player))} accepts the illegal play: it stands"})
@@ -674,7 +666,7 @@ class TableState:
             self.flag = None
         return [{"decision": "timeout", "player": loser, "winner": other(loser),
                  "message": f"{self._name(loser)} ran out of time: {self._name(other(loser))} wins the match"},
-                {"decision": "match_over", "winner": other(loser), "score": list(self.match._score),
+                {"decision": "match_over", "winner": other(loser), "score": [self.match.score["X"], self.match.score["O"]],
                  "reason": "time", "message": f"{self._name(other(loser))} wins the match on time"}]
 
     # -- what the table shows ---------------------------------------------------------------------
@@ -733,7 +725,7 @@ class TableState:
             "double_offered": game.double_offered,
             "resignation": ({"player": game.resigner, "level": game.resignation_offered}
                             if game.resignation_offered else None),
-            "score": list(m.score_pair) if hasattr(m, "score_pair") else list(m._score),
+            "score": list(m.score_pair) if hasattr(m, "score_pair") else [m.score["X"], m.score["O"]],
             "match_length": s.match_length,
             "crawford": m.crawford_state,
             "pips": [pip_x, pip_o],
@@ -754,27 +746,6 @@ class TableState:
             snap["flags"] = [f.to_dict(s) for f in self.flags]
             snap["open_flag"] = self.flag.to_dict(s) if self.flag else None
         return snap
-
-
-class _WrittenPlay:
-    """An illegal play that stands, as written: enough of a ``Play`` for the .mat writer."""
-
-    def __init__(self, text: str | None) -> None:
-        self.text = text or ""
-
-    def is_pass(self) -> bool:
-        return not self.text
-
-    def __str__(self) -> str:
-        return self.text
-
-
-def _record_written_play(game, mover: str, text: str | None, dice) -> None:
-    """Keep a standing illegal play in the game's history so exports show what was played."""
-    from tablecompanion.rules.game import Turn
-
-    game.history.append(Turn(PlayAction(text, player=mover), mover, game.position, mover, dice, game.cube,
-                             _WrittenPlay(text), {"illegal": True}))
 
 
 def _point_x(x, o, p: int) -> dict | None:

@@ -567,3 +567,23 @@ def test_subscribers_get_public_decisions_without_flags(make_ref):
     assert [d["decision"] for d in pub] == ["play_accepted"] and "flag" not in pub[0]
     assert pub[0]["message"] == "Alice plays 6-4: 24/18 13/9"
     assert notes[2]["decisions"][0]["decision"] == "correction_accepted"
+
+
+def test_responsible_moves_accepted_illegal_last_bear_off_ends_the_game(make_ref):
+    """An illegal play that bears off the last checker cannot stand provisionally (there is no next turn);
+    once the opponent accepts it, it ends the game and the match through the rules engine."""
+    from tablecompanion.rules import Position
+
+    ref = make_ref(move_policy="responsible", match_length=3)
+    ref.act({"action": "roll", "dice": [6, 4]})
+    mover = [0] * 25
+    mover[5] = mover[4] = 1  # X: one checker on 6, one on 5; a 4 cannot bear off from 5
+    ref._state.match.game.position = Position.from_board(tuple(mover), Position.initial().opponent)
+    out = ref.act({"action": "play", "play": "6/off 5/off"})
+    assert decisions(out) == ["illegal_play_flagged"]
+    assert ref.snapshot()["turn"] == "X"  # nothing stands yet: the game would be over
+    out = ref.act({"action": "accept_illegal"})
+    assert decisions(out) == ["illegal_play_accepted", "game_over", "match_over"]
+    snap = ref.snapshot()
+    assert snap["score"] == [3, 0] and snap["awaiting"] == "match_over"
+    assert snap["flags"][0]["status"] == "accepted"
