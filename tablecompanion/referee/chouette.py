@@ -115,12 +115,6 @@ class ChouetteMatch:
         self.ch.apply(action, member=member)
         self._collect(before, game)
 
-    def _game_over(self) -> None:
-        """The game was ended from outside (an illegal last bear-off that was accepted)."""
-        before, game = len(self.ch.games), self.ch.game
-        self.ch._finish()
-        self._collect(before, game)
-
     def _collect(self, before: int, game) -> None:
         result = getattr(game, "result", None)
         for g in self.ch.games[before:]:
