@@ -18,6 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--json", action="store_true", help="print JSON: [{file, dice: [{value, x, y, confidence, status}]}]")
     r.add_argument("--annotate", metavar="OUT_DIR", help="write annotated copies of the images here")
     r.add_argument("--config", metavar="JSON", help="dice reader thresholds (DiceConfig fields)")
+    r.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     r.set_defaults(func=_read)
 
     e = sub.add_parser("eval", help="score the reader on a folder with labels.csv")
@@ -26,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--limit", type=int, help="only the first N images")
     e.add_argument("--json", action="store_true")
     e.add_argument("--config", metavar="JSON")
+    e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     e.set_defaults(func=_eval)
 
     w = sub.add_parser("watch", help="watch a camera / video / image folder and print roll events")
@@ -37,10 +39,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
-def _config(path: str | None):
-    from tablecompanion.vision.dice import DiceConfig
+def _config(path: str | None, model: str | None = None):
+    from dataclasses import replace
 
-    return DiceConfig.load(path) if path else None
+    from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig
+
+    config = DiceConfig.load(path) if path else None
+    if model:
+        config = replace(config or DEFAULT_CONFIG, model=model)
+    return config
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -50,7 +57,7 @@ def _read(args: argparse.Namespace) -> int:
     import numpy as np
 
     try:
-        config = _config(args.config)
+        config = _config(args.config, args.model)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -92,7 +99,7 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.dice_eval import evaluate
 
     try:
-        result = evaluate(args.dataset, args.split, _config(args.config), limit=args.limit)
+        result = evaluate(args.dataset, args.split, _config(args.config, args.model), limit=args.limit)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

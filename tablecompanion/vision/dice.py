@@ -78,10 +78,23 @@ class DiceConfig:
     # pips flattened this much (mean axis ratio) mean the top face is tilted: cocked
     cocked_elongation: float = 1.3
     cocked_elongation_px: float = 0.0  # small pips look elongated from pixel steps: limit + this / diameter
-    # learned check (tablecompanion/vision/dice_model.py): "" = the shipped weights, "none" = pip
-    # counting only, or a path to an .npz; groups with P(die) below model_min_die are dropped, and
-    # of two readings closer than nms_frac x die size only the more certain stays
+    # which reader: "" = the shipped dice network (models/dice_net.onnx; pip counting when it is not
+    # there), "none" or "pips" = pip counting only, a path to an .onnx = that network, a path to an
+    # .npz = pip groups checked by the older MLP (dice_model.DiceModel); with the MLP, groups with
+    # P(die) below model_min_die are dropped, and of two readings closer than nms_frac x die size only
+    # the more certain stays
     model: str = ""
+    # the network: heat peaks below net_min_heat are no die; a flat die's value needs
+    # P(value) >= net_min_value (else "unclear", no value); P(cocked) >= net_cocked gives "cocked".
+    # It runs at each of net_scales (x the working size) and keeps, at scales below 1, only dice
+    # larger than net_small_side px there (the others are read at full scale); two dice closer than
+    # net_nms_frac x side are one.
+    net_min_heat: float = 0.3
+    net_min_value: float = 0.6
+    net_cocked: float = 0.5
+    net_scales: tuple[float, ...] = (1.0, 0.5)
+    net_small_side: float = 30.0
+    net_nms_frac: float = 0.55
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -610,11 +623,14 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     """Every die in a BGR frame, with coordinates in that frame's pixels."""
     config = config or DEFAULT_CONFIG
     check_frame(frame)
+    net = _network(config)
+    if net is not None:
+        return read_dice_net(frame, net, config)
     model = None
-    if config.model != "none":
+    if config.model not in ("none", "pips"):
         from tablecompanion.vision.dice_model import load_model
 
-        model = load_model(config.model)
+        model = load_model(config.model) if config.model.endswith(".npz") else None
     # blob candidates only help the learned check; pip counting ignores them
     ycc, scale, evidence = candidates(frame, config, blobs=config.blob_candidates and model is not None)
     if model is None:
@@ -632,6 +648,82 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
         readings = [_rescale(r, 1.0 / scale) for r in readings]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     return readings
+
+
+def _network(config: DiceConfig):
+    """The dice network the config asks for, or None for pip counting."""
+    if config.model in ("none", "pips") or config.model.endswith(".npz"):
+        return None
+    from tablecompanion.vision.dice_model import load_net
+
+    return load_net(config.model)
+
+
+def read_dice_net(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
+    """Dice found and read by the network (``dice_model.DiceNet``), at one or more scales."""
+    img = check_frame(frame)
+    h, w = img.shape[:2]
+    s0 = min(1.0, config.work_size / max(h, w))
+    found = []  # (heat, x, y, side, NetDie) in frame pixels
+    for k in config.net_scales:
+        s = s0 * k
+        im = img if s == 1.0 else cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+        if min(im.shape[:2]) < 16:
+            continue
+        for d in net.detect(im, config.net_min_heat):
+            if k < 1.0 and d.side < config.net_small_side:
+                continue  # small at this scale: the full-scale pass reads it better
+            found.append((d.heat, d.x / s, d.y / s, d.side / s, d))
+    found.sort(key=lambda t: -t[0])
+    readings: list[DiceReading] = []
+    for heat, x, y, side, d in found:
+        if any(math.dist((x, y), r.centre) < config.net_nms_frac * max(side, r.size) for r in readings):
+            continue
+        value = int(np.argmax(d.values)) + 1
+        p_value = float(d.values[value - 1])
+        confidence = p_value * min(1.0, heat / 0.6)
+        if d.cocked >= config.net_cocked:
+            status, value, confidence = "cocked", None, d.cocked * min(1.0, heat / 0.6)
+        elif p_value < config.net_min_value:
+            status, value = "unclear", None
+        else:
+            status = "flat"
+        hs = side / 2
+        outline = ((x - hs, y - hs), (x + hs, y - hs), (x + hs, y + hs), (x - hs, y + hs))
+        readings.append(DiceReading(value, (float(x), float(y)), outline, float(confidence), status, float(side)))
+    readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
+    return readings
+
+
+def read_dice_region(frame: np.ndarray, box: tuple[float, float, float, float], config: DiceConfig | None = None) -> list[DiceReading]:
+    """The dice whose centres lie inside ``box`` = (x, y, width, height) of a frame, in frame pixels.
+
+    The box is clipped to the frame; an empty box gives no dice. The reader sees a margin of
+    ``REGION_MARGIN`` around the box so that a die on its edge is still seen whole.
+    """
+    img = check_frame(frame)
+    h, w = img.shape[:2]
+    try:
+        bx, by, bw, bh = (float(v) for v in box)
+    except (TypeError, ValueError) as exc:
+        raise DiceVisionError(f"a region is (x, y, width, height), got {box!r}") from exc
+    if not all(math.isfinite(v) for v in (bx, by, bw, bh)) or bw <= 0 or bh <= 0:
+        return []
+    x0, y0 = int(max(0, math.floor(bx - REGION_MARGIN))), int(max(0, math.floor(by - REGION_MARGIN)))
+    x1, y1 = int(min(w, math.ceil(bx + bw + REGION_MARGIN))), int(min(h, math.ceil(by + bh + REGION_MARGIN)))
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        return []
+    readings = read_dice(img[y0:y1, x0:x1], config)
+    out = []
+    for r in readings:
+        r = replace(r, centre=(r.centre[0] + x0, r.centre[1] + y0), outline=tuple((px + x0, py + y0) for px, py in r.outline),
+                    pips=tuple((px + x0, py + y0) for px, py in r.pips))
+        if bx <= r.centre[0] <= bx + bw and by <= r.centre[1] <= by + bh:
+            out.append(r)
+    return out
+
+
+REGION_MARGIN = 24  # pixels of context around a region read by read_dice_region
 
 
 def _classify(ycc: np.ndarray, evidence: list[GroupEvidence], model, config: DiceConfig) -> list[DiceReading]:

@@ -175,3 +175,96 @@ def train_mlp(
                 vh = v[key] / (1 - 0.999**step)
                 params[key] -= lr * mh / (np.sqrt(vh) + 1e-8)
     return DiceModel(params["w1"], params["b1"], params["w2"], params["b2"], mean.astype(np.float32), std.astype(np.float32))
+
+
+# ---------------------------------------------------------------------------------------------------
+# The dice network: a tiny CenterNet-style detector run with OpenCV's dnn module (weights: ONNX).
+DEFAULT_NET = Path(__file__).resolve().parent / "models" / "dice_net.onnx"
+NET_STRIDE = 4  # output cell (i, j) looks at input pixel (4 j + 1.5, 4 i + 1.5)
+NET_ALIGN = 16  # input sides are padded to a multiple of this
+NET_CHANNELS = 9  # heat logit, six value logits, cocked logit, log die side
+
+
+@dataclass(frozen=True)
+class NetDie:
+    """One die proposed by the network, in the pixels of the image it was given."""
+
+    x: float
+    y: float
+    side: float
+    heat: float  # P(a die's centre is here)
+    values: np.ndarray  # P(1) .. P(6)
+    cocked: float  # P(not lying flat)
+
+
+class DiceNet:
+    """The ONNX dice network behind ``cv2.dnn``; ``maps`` gives its raw output, ``detect`` the dice."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(self.path))
+        except cv2.error as exc:
+            raise DiceVisionError(f"cannot load dice network {self.path}: {exc}") from exc
+
+    def maps(self, bgr: np.ndarray) -> np.ndarray:
+        """Raw output (9, ceil(h/4), ceil(w/4)) for a BGR uint8 image of any size >= 16 px."""
+        h, w = bgr.shape[:2]
+        ph, pw = -h % NET_ALIGN, -w % NET_ALIGN
+        if ph or pw:
+            bgr = cv2.copyMakeBorder(bgr, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+        blob = cv2.dnn.blobFromImage(bgr, scalefactor=1.0 / 64.0, mean=(128.0, 128.0, 128.0), swapRB=False)
+        self.net.setInput(blob)
+        out = self.net.forward()
+        if out.ndim != 4 or out.shape[1] != NET_CHANNELS:
+            raise DiceVisionError(f"dice network {self.path} gave output {out.shape}, expected (1, {NET_CHANNELS}, h/4, w/4)")
+        return out[0, :, : (h + NET_STRIDE - 1) // NET_STRIDE, : (w + NET_STRIDE - 1) // NET_STRIDE]
+
+    def detect(self, bgr: np.ndarray, min_heat: float = 0.3) -> list[NetDie]:
+        return decode(self.maps(bgr), min_heat)
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(x, -30, 30)))
+
+
+def decode(maps: np.ndarray, min_heat: float = 0.3) -> list[NetDie]:
+    """Local maxima of the heatmap above ``min_heat``: centre refined over the 3x3 cells around it,
+    value probabilities averaged there (weighted by heat), strongest first."""
+    heat = _sigmoid(maps[0]).astype(np.float32)
+    peaks = (heat >= min_heat) & (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    ys, xs = np.nonzero(peaks)
+    gh, gw = heat.shape
+    out = []
+    for y, x in zip(ys, xs):
+        y0, y1, x0, x1 = max(0, y - 1), min(gh, y + 2), max(0, x - 1), min(gw, x + 2)
+        wts = heat[y0:y1, x0:x1]
+        sw = float(wts.sum())
+        gy, gx = np.mgrid[y0:y1, x0:x1]
+        cy, cx = float((gy * wts).sum() / sw), float((gx * wts).sum() / sw)
+        logits = maps[1:7, y0:y1, x0:x1].reshape(6, -1)
+        z = logits - logits.max(axis=0, keepdims=True)
+        p = np.exp(z)
+        p /= p.sum(axis=0, keepdims=True)
+        values = (p * wts.reshape(1, -1)).sum(axis=1) / sw
+        out.append(NetDie(
+            x=cx * NET_STRIDE + 1.5,
+            y=cy * NET_STRIDE + 1.5,
+            side=float(np.exp(np.clip(maps[8, y, x], 0.0, 6.0))),
+            heat=float(heat[y, x]),
+            values=values,
+            cocked=float(_sigmoid(maps[7, y, x])),
+        ))
+    out.sort(key=lambda d: -d.heat)
+    return out
+
+
+@lru_cache(maxsize=4)
+def load_net(path: str) -> DiceNet | None:
+    """The network at ``path`` ("" = the shipped one); None when no network is shipped."""
+    p = Path(path) if path else DEFAULT_NET
+    if not p.is_file():
+        if path:
+            raise DiceVisionError(f"no dice network at {p}")
+        return None
+    return DiceNet(p)
