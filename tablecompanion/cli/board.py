@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     r.add_argument("image", metavar="IMAGE")
     r.add_argument("--profile", metavar="NAME", help="calibration profile to use (default: find the board in the photo)")
-    r.add_argument("--profiles-dir", metavar="DIR", help=argparse.SUPPRESS)
+    r.add_argument("--data-dir", metavar="DIR",
+                   help="data directory holding profiles/ (default $TABLECOMPANION_DATA or ~/.local/share/tablecompanion)")
     r.add_argument("--json", action="store_true",
                    help='print {"points": {"1": {"side", "count"}, ...}, "bar", "off", "uncertain"}')
     r.add_argument("--annotate", metavar="OUT", help="write a copy of the photo with what was read drawn on it")
@@ -29,10 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     e = sub.add_parser("eval", help="score board reading and play identification on simulated real matches")
     e.add_argument("--matches", default=None, metavar="DIR", help="folder of .mat files (default ../shared/data/matches)")
-    e.add_argument("--limit-matches", type=int, default=3, help="how many matches to replay")
+    e.add_argument("--limit-matches", type=int, default=3, help="how many matches to replay (each one whole unless --max-turns)")
+    e.add_argument("--skip-matches", type=int, default=0, help="start at this match of the sorted folder")
+    e.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop starting new turns after S seconds")
     e.add_argument("--max-turns", type=int, default=None, help="at most this many turns per match")
-    e.add_argument("--styles", default="tournament,classic,leather", help="board styles, comma-separated")
-    e.add_argument("--cameras", default="default,tilted", help="camera presets, comma-separated")
+    e.add_argument("--styles", default="tournament,classic,leather", help="board styles, comma-separated (matches "
+                   "are dealt round-robin over every style x camera)")
+    e.add_argument("--cameras", default="top,default,tilted,steep", help="camera presets, comma-separated")
     e.add_argument("--illegal", type=float, default=0.05, help="share of turns replayed with an injected illegal play")
     e.add_argument("--find-board", action="store_true", help="find the board in the first frame instead of using the true calibration")
     e.add_argument("--seed", type=int, default=0)
@@ -60,7 +64,7 @@ def _read(args: argparse.Namespace) -> int:
     calibration = None
     if args.profile:
         try:
-            calibration = load_profile(args.profile, args.profiles_dir)
+            calibration = load_profile(args.profile, args.data_dir)
         except CalibrationError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -68,6 +72,9 @@ def _read(args: argparse.Namespace) -> int:
         reading = read_board(frame, calibration)
     except (BoardReadError, CalibrationError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except (cv2.error, ValueError, ArithmeticError) as exc:  # a picture the vision code cannot handle
+        print(f"error: cannot read a board in {path}: {exc}", file=sys.stderr)
         return 1
     if args.annotate:
         out = Path(args.annotate)
@@ -94,6 +101,8 @@ def _eval(args: argparse.Namespace) -> int:
         report = evaluate_matches(
             matches_dir=args.matches,
             limit_matches=args.limit_matches,
+            skip_matches=args.skip_matches,
+            time_limit_s=args.time_limit,
             max_turns=args.max_turns,
             styles=[s for s in args.styles.split(",") if s],
             cameras=[c for c in args.cameras.split(",") if c],
@@ -101,7 +110,7 @@ def _eval(args: argparse.Namespace) -> int:
             find_board=args.find_board,
             seed=args.seed,
             failures_dir=args.failures,
-            progress=None if args.json else lambda line: print(line, file=sys.stderr),
+            progress=lambda line: print(line, file=sys.stderr, flush=True),
         )
     except EvalError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -50,6 +50,21 @@ class Tally:
     read_seconds: list[float] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)
 
+    def figures(self) -> dict:
+        return {
+            "frames": self.frames,
+            "per_point": self.points_right / self.points if self.points else 0.0,
+            "per_point_lower_bound": self.points_consistent / self.points if self.points else 0.0,
+            "boards_exact": self.boards_exact / self.frames if self.frames else 0.0,
+            "turns": self.turns,
+            "turns_identified": self.identified,
+            "turns_ambiguous": self.ambiguous,
+            "turns_wrong": self.wrong,
+            "illegal_injected": self.illegal_injected,
+            "illegal_flagged": self.illegal_flagged,
+            "median_read_ms": 1000 * float(np.median(self.read_seconds)) if self.read_seconds else float("nan"),
+        }
+
     def summary(self) -> list[str]:
         def pct(a: int, b: int) -> str:
             return f"{100.0 * a / b:.2f} %" if b else "n/a"
@@ -133,6 +148,7 @@ def evaluate_matches(
     matches_dir: str | Path | None = None,
     limit_matches: int = 3,
     max_turns: int | None = None,
+    skip_matches: int = 0,
     styles: Iterable[str] = ("tournament", "classic", "leather"),
     cameras: Iterable[str] = ("default", "tilted"),
     illegal_share: float = 0.05,
@@ -165,13 +181,15 @@ def evaluate_matches(
             raise EvalError(f"unknown camera preset {c!r}; choose from {', '.join(PRESETS)}")
     rng = np.random.default_rng(seed)
     tally = Tally()
+    per_combo: dict[tuple[str, str], Tally] = {}
     out_dir = Path(failures_dir) if failures_dir else None
     if out_dir:
         out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    combos = [(s, c) for s in styles for c in cameras]
-    for m_index, mat in enumerate(mats[:limit_matches]):
+    combos = [(s, c) for c in cameras for s in styles]
+    for m_index, mat in enumerate(mats[skip_matches:skip_matches + limit_matches]):
         style, cam_name = combos[m_index % len(combos)]
+        combo = per_combo.setdefault((style, cam_name), Tally())
         try:
             script = script_match(mat)
         except SimError as exc:
@@ -209,20 +227,26 @@ def evaluate_matches(
             scene = Scene.from_boards(boards[bottom_player], boards[_other(bottom_player)], style=style,
                                       roller=mover_at, dice=dice, jitter_seed=m_index)
             expected = before.parse_play(turn.play, turn.dice).result()
-            found = _read_and_identify(renderer, scene, calibration, before, turn.dice, mover_side, mover_at,
-                                       int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-g{turn.game}-t{turn.index}", config)
-            tally.turns += 1
-            if found is None:
-                tally.wrong += 1
-            elif found.verdict == "legal" and found.play is not None and found.play.result() == expected:
-                tally.identified += 1
-            elif found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
-                tally.ambiguous += 1
+            name = f"{mat.stem[:24]}-{style}-{cam_name}-g{turn.game}-t{turn.index}"
+            found, frame, reading = _read_and_identify(renderer, scene, calibration, before, turn.dice, mover_side,
+                                                       mover_at, int(rng.integers(0, 2**31)), (tally, combo), config)
+            for t in (tally, combo):
+                t.turns += 1
+            if found is not None and found.verdict == "legal" and found.play is not None and found.play.result() == expected:
+                outcome = "identified"
+            elif found is not None and found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
+                outcome = "ambiguous"
             else:
-                tally.wrong += 1
-                tally.failures.append({"match": mat.name, "game": turn.game, "turn": turn.index, "play": turn.play,
-                                       "dice": list(turn.dice), "verdict": found.verdict,
-                                       "read_as": None if found.play is None else str(found.play), "reason": found.reason})
+                outcome = "wrong"
+                tally.failures.append({"match": mat.name, "style": style, "camera": cam_name, "game": turn.game,
+                                       "turn": turn.index, "play": turn.play, "dice": list(turn.dice),
+                                       "verdict": None if found is None else found.verdict,
+                                       "read_as": None if found is None or found.play is None else str(found.play),
+                                       "reason": "no board read" if found is None else found.reason})
+            for t in (tally, combo):
+                setattr(t, outcome, getattr(t, outcome) + 1)
+            if out_dir is not None and frame is not None and (outcome != "identified" or _misread(reading, scene)):
+                _save_failure(out_dir, name, frame, reading)
             if illegal_share and rng.random() < illegal_share:
                 wrong = _wrong_play(before, turn, rng)
                 if wrong is not None:
@@ -233,17 +257,23 @@ def evaluate_matches(
                     else:
                         bottom_b, top_b = opp_board, mover_board
                     bad = Scene.from_boards(bottom_b, top_b, style=style, roller=mover_at, dice=dice, jitter_seed=m_index)
-                    flagged = _read_and_identify(renderer, bad, calibration, before, turn.dice, mover_side, mover_at,
-                                                 int(rng.integers(0, 2**31)), tally, out_dir, f"{mat.stem[:24]}-illegal-g{turn.game}-t{turn.index}", config)
-                    tally.illegal_injected += 1
-                    if flagged is not None and flagged.verdict in ("illegal", "ambiguous"):
-                        tally.illegal_flagged += 1
-                    else:
-                        tally.illegal_missed += 1
-                        tally.failures.append({"match": mat.name, "game": turn.game, "turn": turn.index,
-                                               "injected": what, "verdict": None if flagged is None else flagged.verdict})
+                    flagged, frame, reading = _read_and_identify(renderer, bad, calibration, before, turn.dice, mover_side,
+                                                                 mover_at, int(rng.integers(0, 2**31)), (tally, combo), config)
+                    ok = flagged is not None and flagged.verdict in ("illegal", "ambiguous")
+                    for t in (tally, combo):
+                        t.illegal_injected += 1
+                        t.illegal_flagged += ok
+                        t.illegal_missed += not ok
+                    if not ok:
+                        tally.failures.append({"match": mat.name, "style": style, "camera": cam_name, "game": turn.game,
+                                               "turn": turn.index, "injected": what,
+                                               "verdict": None if flagged is None else flagged.verdict})
+                        if out_dir is not None and frame is not None:
+                            _save_failure(out_dir, f"{mat.stem[:24]}-{style}-{cam_name}-illegal-g{turn.game}-t{turn.index}",
+                                          frame, reading)
         if progress:
             progress(f"{mat.name} ({style}, {cam_name} camera): " + "; ".join(tally.summary()[1:5]))
+    by_combo = {f"{s}/{c}": t.figures() for (s, c), t in per_combo.items()}
     report = {
         "frames": tally.frames,
         "per_point_accuracy": tally.points_right / tally.points if tally.points else None,
@@ -256,35 +286,56 @@ def evaluate_matches(
         "illegal_injected": tally.illegal_injected,
         "illegal_flagged": tally.illegal_flagged,
         "median_read_ms": 1000 * float(np.median(tally.read_seconds)) if tally.read_seconds else None,
-        "failures": tally.failures[:50],
-        "summary": tally.summary(),
+        "failures": tally.failures[:200],
+        "by_style_camera": by_combo,
+        "summary": tally.summary() + [""] + [
+            f"{k:<22} points {v['per_point']:.2%} (piles as lower bound {v['per_point_lower_bound']:.2%}), "
+            f"turns {v['turns_identified']}/{v['turns']} (ambiguous {v['turns_ambiguous']}, wrong {v['turns_wrong']}), "
+            f"illegal flagged {v['illegal_flagged']}/{v['illegal_injected']}, read {v['median_read_ms']:.0f} ms"
+            for k, v in by_combo.items() if v["turns"]],
     }
     return report
 
 
-def _read_and_identify(renderer, scene, calibration, before, dice, mover_side, mover_at, seed, tally: Tally,
-                       out_dir: Path | None, name: str, config: CheckerConfig = DEFAULT_CONFIG):
-    import cv2
-
+def _read_and_identify(renderer, scene, calibration, before, dice, mover_side, mover_at, seed, tallies,
+                       config: CheckerConfig = DEFAULT_CONFIG):
+    """Render, read and identify one board; returns (identification or None, frame, reading or None)."""
     frame, _ = renderer.render(scene, seed=seed)
     t0 = time.perf_counter()
     try:
         reading = read_board(frame, calibration, config)
     except BoardReadError:
-        tally.frames += 1
-        return None
-    tally.read_seconds.append(time.perf_counter() - t0)
-    tally.frames += 1
+        for t in tallies:
+            t.frames += 1
+        return None, frame, None
+    spent = time.perf_counter() - t0
     right, consistent, total = score_points(reading, scene)
-    tally.points += total
-    tally.points_right += right
-    tally.points_consistent += consistent
-    tally.boards_exact += right == total
-    if right != total and out_dir is not None and len(list(out_dir.glob("*.png"))) < 40:
-        from tablecompanion.vision.board_annotate import annotate_reading
+    for t in tallies:
+        t.read_seconds.append(spent)
+        t.frames += 1
+        t.points += total
+        t.points_right += right
+        t.points_consistent += consistent
+        t.boards_exact += right == total
+    return identify_play(before, dice, reading.observation(mover_side, mover_at)), frame, reading
 
-        cv2.imwrite(str(out_dir / f"{name}.png"), annotate_reading(frame, reading))
-    return identify_play(before, dice, reading.observation(mover_side, mover_at))
+
+def _misread(reading, scene) -> bool:
+    """A point or the bar read wrong beyond a pile read as its lower bound."""
+    if reading is None:
+        return True
+    _, consistent, total = score_points(reading, scene)
+    return consistent != total
+
+
+def _save_failure(out_dir: Path, name: str, frame, reading, limit: int = 60) -> None:
+    import cv2
+
+    from tablecompanion.vision.board_annotate import annotate_reading
+
+    if len(list(out_dir.glob("*.png"))) >= limit:
+        return
+    cv2.imwrite(str(out_dir / f"{name}.png"), frame if reading is None else annotate_reading(frame, reading))
 
 
 def _other(player: str) -> str:

@@ -22,6 +22,9 @@ from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig, Checke
 from tablecompanion.vision.identify import BoardObservation
 
 
+MIN_FRAME_PX = 120  # a board smaller than this shows checkers a few pixels wide: nothing to read
+
+
 class BoardReadError(Exception):
     """The frame cannot be read as a board (no board found, empty or unreadable frame)."""
 
@@ -34,11 +37,19 @@ class BoardReading:
     calibration: Calibration
 
     def to_json(self) -> dict:
-        out = self.checkers.to_json()
+        """What ``board read --json`` prints: ``points`` ("1".."24" -> side or None, count; an empty point is
+        ``{"side": null, "count": 0}``), ``bar`` and ``off`` per side, ``uncertain`` point numbers, and
+        ``position_id`` (gnubg, bottom player on roll) when all 30 checkers are accounted for, else null."""
+        c = self.checkers
         position = self.bottom_position()
-        out["position_id"] = position.position_id() if position is not None else None
-        out["calibration"] = {"source": self.calibration.source, "home": self.calibration.geometry.home}
-        return out
+        return {
+            "points": {str(p): {"side": c.points[p][0] if c.points[p][1] else None, "count": int(c.points[p][1])}
+                       for p in range(1, 25)},
+            "bar": {s: int(c.bar.get(s, 0)) for s in SIDES},
+            "off": {s: int(c.off.get(s, 0)) for s in SIDES},
+            "uncertain": sorted(int(p) for p in c.uncertain if 1 <= p <= 24),
+            "position_id": position.position_id() if position is not None else None,
+        }
 
     def describe(self) -> str:
         """The reading as a person reads it: points top row then bottom row, bar, off, the Position ID."""
@@ -125,6 +136,9 @@ def read_board(
     """Read every checker on the board in ``frame``; find the board first when no calibration is given."""
     if frame is None or not hasattr(frame, "shape") or frame.size == 0 or frame.ndim not in (2, 3):
         raise BoardReadError("the frame is empty or not an image")
+    if min(frame.shape[:2]) < MIN_FRAME_PX:
+        raise BoardReadError(f"the picture is {frame.shape[1]}x{frame.shape[0]} pixels: too small to show a board's "
+                             f"checkers (at least {MIN_FRAME_PX} pixels each way)")
     if calibration is None:
         calibration = find_board(frame)
         if calibration is None:

@@ -50,6 +50,8 @@ class CheckerConfig:
     max_gap: float = 0.25  # longest arc without an edge a checker's ring may have (share of the circle)
     max_fill_colour: float = 45.0  # Lab distance from the side's colour beyond which a slot is not filled
     pile_overlap: float = 0.75  # discs closer than this many diameters sit on one another
+    twin_distance: float = 0.35  # discs closer than this many diameters are one checker's top and base
+    dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
 
 
 DEFAULT_CONFIG = CheckerConfig()
@@ -101,8 +103,11 @@ class _Edges:
 
     def __init__(self, lab: np.ndarray, config: CheckerConfig) -> None:
         self.h, self.w = lab.shape[:2]
-        # x and y gradients of the three Lab channels side by side: one gather per ring sample
-        self.g = np.concatenate([cv2.Sobel(lab, cv2.CV_16S, 1, 0, ksize=3), cv2.Sobel(lab, cv2.CV_16S, 0, 1, ksize=3)], axis=2)
+        planes = [lab] if lab.ndim == 2 else [lab[:, :, c] for c in range(lab.shape[2])]
+        self.n = len(planes)
+        # x and y gradients (3x3 Sobel) of every channel side by side: one gather per ring sample
+        grads = [cv2.spatialGradient(np.ascontiguousarray(c)) for c in planes]
+        self.g = cv2.merge([g[0] for g in grads] + [g[1] for g in grads]).reshape(-1, 2 * self.n)
         self.config = config
         a = np.linspace(0, 2 * np.pi, RING_SAMPLES, endpoint=False)
         self.cos, self.sin = np.cos(a).astype(np.float32), np.sin(a).astype(np.float32)
@@ -112,22 +117,46 @@ class _Edges:
         returns (share, x, y) of the best centre. A ring with a long run of angles without an edge (more
         than ``max_gap`` of the circle) scores 0: a checker shows its rim nearly all round, while a die,
         a triangle's edges or a hand's outline cover only part of a circle."""
+        share, bx, by, gap_ok = self.score_many(np.array([x_px]), np.array([y_px]), r_px, search_px)
+        if gap and not gap_ok[0]:
+            return 0.0, float(bx[0]), float(by[0])
+        return float(share[0]), float(bx[0]), float(by[0])
+
+    def score_many(self, x_px: np.ndarray, y_px: np.ndarray, r_px: float, search_px: float):
+        """:meth:`score` for many centres at once: (share, best x, best y, no long gap) arrays."""
         steps = np.array([-search_px, 0.0, search_px] if search_px >= 1 else [0.0], np.float32)
-        dx, dy = np.meshgrid(steps, steps)
-        centres = np.stack([x_px + dx.ravel(), y_px + dy.ravel()], axis=1)  # (C, 2)
+        dx, dy = (a.ravel() for a in np.meshgrid(steps, steps))
+        cx = np.asarray(x_px, np.float32)[:, None] + dx[None, :]  # (N, C)
+        cy = np.asarray(y_px, np.float32)[:, None] + dy[None, :]
         radii = np.array([r_px - 1.0, r_px, r_px + 1.0], np.float32)
-        xs = centres[:, 0, None, None] + radii[None, :, None] * self.cos[None, None, :]  # (C, R, A)
-        ys = centres[:, 1, None, None] + radii[None, :, None] * self.sin[None, None, :]
-        xi = np.clip(np.rint(xs).astype(np.int32), 0, self.w - 1)
-        yi = np.clip(np.rint(ys).astype(np.int32), 0, self.h - 1)
-        g = self.g[yi, xi].astype(np.float32)  # (C, R, A, 6)
-        radial = np.abs(g[..., :3] * self.cos[None, None, :, None] + g[..., 3:] * self.sin[None, None, :, None]).sum(axis=3)
-        edge = (radial > self.config.edge_strength).any(axis=1)  # (C, A): an edge at any of the radii
-        share = edge.mean(axis=1)
-        best = int(np.argmax(share))
-        if gap and _longest_run(~edge[best]) > self.config.max_gap * RING_SAMPLES:
-            return 0.0, float(centres[best, 0]), float(centres[best, 1])
-        return float(share[best]), float(centres[best, 0]), float(centres[best, 1])
+        ox = radii[:, None] * self.cos[None, :]  # (R, A)
+        oy = radii[:, None] * self.sin[None, :]
+        xi = np.clip(np.rint(cx[:, :, None, None] + ox).astype(np.int32), 0, self.w - 1)  # (N, C, R, A)
+        yi = np.clip(np.rint(cy[:, :, None, None] + oy).astype(np.int32), 0, self.h - 1)
+        g = self.g[yi * self.w + xi].astype(np.float32)  # (N, C, R, A, 2 x channels)
+        n = self.n
+        radial = np.abs(g[..., :n] * self.cos[:, None] + g[..., n:] * self.sin[:, None]).sum(axis=-1)
+        edge = (radial > self.config.edge_strength).any(axis=2)  # (N, C, A): an edge at any of the radii
+        share = edge.mean(axis=2)
+        best = np.argmax(share, axis=1)
+        rows = np.arange(len(best))
+        best_edge = edge[rows, best]  # (N, A)
+        gap_ok = _longest_runs(~best_edge) <= self.config.max_gap * RING_SAMPLES
+        return share[rows, best], cx[rows, best], cy[rows, best], gap_ok
+
+
+def _longest_runs(miss: np.ndarray) -> np.ndarray:
+    """The longest circular run of True in each row of ring samples, (N, A) -> (N,)."""
+    n, a = miss.shape
+    if n == 0:
+        return np.zeros(0, int)
+    twice = np.concatenate([miss, miss], axis=1).astype(np.int32)
+    # run length ending at each sample: cumulative count since the last False
+    idx = np.arange(2 * a)[None, :].repeat(n, axis=0)
+    last_false = np.where(twice == 0, idx, -1)
+    last_false = np.maximum.accumulate(last_false, axis=1)
+    runs = idx - last_false
+    return np.minimum(runs.max(axis=1), a)
 
 
 def _longest_run(miss: np.ndarray) -> int:
@@ -153,20 +182,47 @@ def _patch_colour(lab: np.ndarray, cx: float, cy: float, rad: int) -> np.ndarray
     return np.median(lab[y0:y1, x0:x1].reshape(-1, 3), axis=0).astype(np.float32)
 
 
+def _patch_colours(lab: np.ndarray, xs, ys, rad: int) -> np.ndarray:
+    """Median Lab colour of square patches (half-size ``rad``, sampled every other pixel) at many centres;
+    a centre too near the image's edge gets its nearest full patch."""
+    h, w = lab.shape[:2]
+    offs = np.arange(-rad, rad + 1, 2)
+    xs = np.clip(np.asarray(xs, np.float64).astype(int), rad, w - 1 - rad)
+    ys = np.clip(np.asarray(ys, np.float64).astype(int), rad, h - 1 - rad)
+    px = lab[ys[:, None, None] + offs[None, :, None], xs[:, None, None] + offs[None, None, :]]  # (N, k, k, 3)
+    return np.median(px.reshape(len(xs), -1, 3), axis=1).astype(np.float32)
+
+
+def _shadows(lab: np.ndarray, config: CheckerConfig) -> np.ndarray:
+    """Lightness with the dark end stretched to the full range: a dark checker on a dark point differs from
+    it by a few levels of L (its rim, its shading), which this view makes an edge like any other."""
+    return cv2.convertScaleAbs(lab[:, :, 0], alpha=255.0 / config.dark_level)
+
+
 def find_discs(warped: np.ndarray, geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG,
-               lab: np.ndarray | None = None, edges: _Edges | None = None) -> list[Disc]:
-    """Checker-sized discs in a top-down image with their colour (unlabelled), each one ringed by edges."""
+               lab: np.ndarray | None = None, edges: _Edges | None = None,
+               dark: tuple[np.ndarray, _Edges] | None = None) -> list[Disc]:
+    """Checker-sized discs in a top-down image with their colour (unlabelled), each one ringed by edges.
+
+    Circles are looked for in each Lab channel and in the shadows view (``dark``: the stretched lightness
+    and its edges), and a find from the shadows view may show its ring there."""
     if warped is None or warped.size == 0:
         return []
     lab = _lab(warped) if lab is None else lab
     edges = edges or _Edges(lab, config)
+    if dark is None:
+        shadows = _shadows(lab, config)
+        dark = (shadows, _Edges(shadows, config))
     scale = config.px_per_mm
     r_px = geometry.spec.checker_diameter / 2 * scale
     merge_px = config.min_centre_distance * r_px
     sx0, sy0, sx1, sy1 = (int(round(v * scale)) for v in geometry.surface)
     found: list[tuple[float, float, float]] = []
-    for channel in range(3):
-        plane = cv2.normalize(lab[sy0:sy1, sx0:sx1, channel], None, 0, 255, cv2.NORM_MINMAX)
+    for channel in range(4):
+        if channel < 3:
+            plane = cv2.normalize(lab[sy0:sy1, sx0:sx1, channel], None, 0, 255, cv2.NORM_MINMAX)
+        else:
+            plane = dark[0][sy0:sy1, sx0:sx1]
         plane = cv2.GaussianBlur(plane, (5, 5), 1.2)
         circles = cv2.HoughCircles(
             plane,
@@ -185,15 +241,17 @@ def find_discs(warped: np.ndarray, geometry: BoardGeometry, config: CheckerConfi
             if all((cx - x) ** 2 + (cy - y) ** 2 > merge_px**2 for x, y, _ in found):
                 found.append((cx, cy, float(r)))
     discs = []
+    if not found:
+        return discs
     rad = max(2, int(config.sample_radius * r_px))
-    for cx, cy, r in found:
-        share, _, _ = edges.score(cx, cy, r_px, 0.0, gap=False)
+    arr = np.array(found, np.float32)
+    shares, _, _, _ = edges.score_many(arr[:, 0], arr[:, 1], r_px, 0.0)
+    shares = np.maximum(shares, dark[1].score_many(arr[:, 0], arr[:, 1], r_px, 0.0)[0])
+    colours = _patch_colours(lab, arr[:, 0], arr[:, 1], rad)
+    for (cx, cy, r), share, colour in zip(found, shares, colours):
         if share < config.ring_found:
             continue
-        colour = _patch_colour(lab, cx, cy, rad)
-        if colour is None:
-            continue
-        discs.append(Disc(cx / scale, cy / scale, r / scale, tuple(float(v) for v in colour), ring=share))  # type: ignore[arg-type]
+        discs.append(Disc(cx / scale, cy / scale, r / scale, tuple(float(v) for v in colour), ring=float(share)))  # type: ignore[arg-type]
     return discs
 
 
@@ -247,12 +305,15 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
     """Assign labelled discs to points and the bar; mark mixed colours and full rows uncertain."""
     by_point: dict[int, list[Disc]] = {p: [] for p in range(1, 25)}
     bar = {s: 0 for s in SIDES}
+    on_bar = []
     for d in discs:
         kind, point = _region_of(d, geometry)
         if kind == "point" and point is not None:
             by_point[point].append(d)
         elif kind == "bar":
-            bar[d.side] += 1
+            on_bar.append(d)
+    for d in _merge_twins(on_bar, geometry, config):
+        bar[d.side] += 1
     points: dict[int, tuple[str | None, int]] = {}
     uncertain = []
     piles = []
@@ -261,6 +322,7 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
         if not found:
             points[point] = (None, 0)
             continue
+        found = _merge_twins(found, geometry, config)
         sides = [d.side for d in found]
         side = max(SIDES, key=sides.count)
         if sides.count(side) != len(sides):
@@ -278,6 +340,20 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
     return CheckerReading(points, bar, off, sorted(set(uncertain)), discs, piles=sorted(set(piles)))
 
 
+def _merge_twins(found: list[Disc], geometry: BoardGeometry, config: CheckerConfig) -> list[Disc]:
+    """One checker seen twice: a camera looking steeply sees a checker's top face and its base as two
+    circles a few mm apart. Discs nearer than ``twin_distance`` diameters are kept once (the better ring);
+    a checker piled on another sits further off its centre, or is hidden by it anyway."""
+    if len(found) < 2:
+        return found
+    limit = geometry.spec.checker_diameter * config.twin_distance
+    kept: list[Disc] = []
+    for d in sorted(found, key=lambda d: (not d.found, -d.ring)):
+        if all((d.x - k.x) ** 2 + (d.y - k.y) ** 2 > limit**2 for k in kept):
+            kept.append(d)
+    return kept
+
+
 def _overlapping(found: list[Disc], geometry: BoardGeometry, config: CheckerConfig) -> bool:
     """Two discs of one point overlapping by more than a nudge: one lies on the other."""
     if len(found) < 2:
@@ -293,13 +369,16 @@ def read_checkers(warped: np.ndarray, geometry: BoardGeometry, config: CheckerCo
         return count_regions([], geometry, config)
     lab = _lab(warped)
     edges = _Edges(lab, config)
-    discs = label_sides(find_discs(warped, geometry, config, lab, edges), config)
-    discs = complete_rows(warped, discs, geometry, config, lab, edges)
+    shadows = _shadows(lab, config)
+    dark = (shadows, _Edges(shadows, config))
+    discs = label_sides(find_discs(warped, geometry, config, lab, edges, dark), config)
+    discs = complete_rows(warped, discs, geometry, config, lab, edges, dark[1])
     return count_regions(discs, geometry, config)
 
 
 def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG,
-                  lab: np.ndarray | None = None, edges: _Edges | None = None) -> list[Disc]:
+                  lab: np.ndarray | None = None, edges: _Edges | None = None,
+                  dark_edges: _Edges | None = None) -> list[Disc]:
     """Add the checkers the circle finder missed in a row.
 
     Each point is walked from its edge: a slot with a found disc is taken; a slot without one is taken
@@ -326,53 +405,91 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
         if kind == "point" and point is not None:
             by_point[point].append(d)
     all_slots = _row_slots(geometry)
-    background = _empty_slot_colours(lab, all_slots, by_point, rad, scale)
+    sx = np.array([[sl.x for sl in all_slots[p]] for p in range(1, 25)], np.float32) * scale  # (24, capacity)
+    sy = np.array([[sl.y for sl in all_slots[p]] for p in range(1, 25)], np.float32) * scale
+    empty_points = [p for p in range(1, 25) if not by_point[p]]
+    if empty_points:
+        rows = np.array(empty_points) - 1
+        at_slot = _patch_colours(lab, sx[rows].ravel(), sy[rows].ravel(), rad).reshape(len(rows), capacity, 3)
+        background = _empty_slot_colours(at_slot, empty_points)
+    else:
+        background = {}
     added = list(discs)
+    # each point's walk: (side, occupied slots, last occupied slot, next slot to look at)
+    walks: dict[int, list] = {}
     for p in range(1, 25):
         slots = all_slots[p]
-        found = by_point[p]
         occupied = [False] * capacity
-        for d in found:
+        for d in by_point[p]:
             k = min(range(capacity), key=lambda i: (slots[i].x - d.x) ** 2 + (slots[i].y - d.y) ** 2)
             occupied[k] = True
-        sides = [d.side for d in found]
-        side = max(SIDES, key=sides.count) if found else None
+        sides = [d.side for d in by_point[p]]
+        side = max(SIDES, key=sides.count) if sides else None
         last = max((k for k in range(capacity) if occupied[k]), default=-1)
-        for k, slot in enumerate(slots):
-            if occupied[k]:
+        walks[p] = [side, occupied, last, 0]
+    # walk every point's row in rounds: each round scores the next unoccupied slot of every point still walking
+    active = list(range(1, 25))
+    while active:
+        todo = []
+        for p in active:
+            side, occupied, last, k = walks[p]
+            while k < capacity and occupied[k]:
+                k += 1
+            walks[p][3] = k
+            if k >= capacity:
                 continue
-            share, cx, cy = edges.score(slot.x * scale, slot.y * scale, r * scale, config.ring_search_mm * scale)
-            colour = _patch_colour(lab, cx, cy, rad)
-            if colour is None:
-                break
-            fill = None
             if k < last and side is not None:
-                fill = side  # a gap inside a row: the checker is there, the circle was not found
-            elif share >= config.ring_fill:
+                # a gap inside a row: the checker is there, the circle was not found
+                colour = _patch_colours(lab, sx[p - 1, k:k + 1], sy[p - 1, k:k + 1], rad)[0]
+                added.append(Disc(float(sx[p - 1, k]) / scale, float(sy[p - 1, k]) / scale, r,
+                                  tuple(float(v) for v in colour), side, False, 0.0))  # type: ignore[arg-type]
+                occupied[k] = True
+                todo.append(p)  # look further along without a round trip
+                continue
+            todo.append(-p)
+        looks = [-p for p in todo if p < 0]
+        active = [p for p in todo if p > 0]
+        if not looks:
+            continue
+        ks = [walks[p][3] for p in looks]
+        lx, ly = sx[np.array(looks) - 1, ks], sy[np.array(looks) - 1, ks]
+        share, bx, by, gap_ok = edges.score_many(lx, ly, r * scale, config.ring_search_mm * scale)
+        share = np.where(gap_ok, share, 0.0)
+        if dark_edges is not None:  # a ring seen in the shadows view counts as well (dark on dark)
+            d_share, d_bx, d_by, d_ok = dark_edges.score_many(lx, ly, r * scale, config.ring_search_mm * scale)
+            d_share = np.where(d_ok, d_share, 0.0)
+            better = d_share > share
+            share, bx, by = np.where(better, d_share, share), np.where(better, d_bx, bx), np.where(better, d_by, by)
+            gap_ok = np.ones_like(gap_ok)
+        colours = _patch_colours(lab, bx, by, rad)
+        for i, p in enumerate(looks):
+            side, occupied, last, k = walks[p]
+            ring = float(share[i]) if gap_ok[i] else 0.0
+            colour = colours[i]
+            fill = None
+            if ring >= config.ring_fill:
                 fill = _nearest_side(colour, side_colour, side, config)
                 bg = background.get((p % 2, k))
                 looks_empty = bg is None or float(np.linalg.norm(colour - bg)) < config.min_colour_gap
-                if fill is not None and looks_empty and share < config.ring_sure:
+                if fill is not None and looks_empty and ring < config.ring_sure:
                     fill = None  # the colour of an empty slot and only a partial ring: a die, a shadow
             if fill is None:
-                break
-            added.append(Disc(cx / scale, cy / scale, r, tuple(float(v) for v in colour), fill, False, share))  # type: ignore[arg-type]
+                continue  # the walk stops at the first empty slot
+            added.append(Disc(float(bx[i]) / scale, float(by[i]) / scale, r,
+                              tuple(float(v) for v in colour), fill, False, ring))  # type: ignore[arg-type]
             occupied[k] = True
-            side = side or fill
+            walks[p][0] = side or fill
+            active.append(p)
     return added
 
 
-def _empty_slot_colours(lab: np.ndarray, all_slots: dict, by_point: dict, rad: int, scale: float) -> dict:
+def _empty_slot_colours(at_slot: np.ndarray, points: list[int]) -> dict:
     """What an empty slot looks like, by triangle colour (odd/even point) and place along the point,
-    from the points where no checker was found."""
+    from the points where no checker was found (``at_slot``: (len(points), capacity, 3) colours)."""
     samples: dict[tuple[int, int], list[np.ndarray]] = {}
-    for p, slots in all_slots.items():
-        if by_point[p]:
-            continue
-        for k, slot in enumerate(slots):
-            colour = _patch_colour(lab, slot.x * scale, slot.y * scale, rad)
-            if colour is not None:
-                samples.setdefault((p % 2, k), []).append(colour)
+    for i, p in enumerate(points):
+        for k in range(at_slot.shape[1]):
+            samples.setdefault((p % 2, k), []).append(at_slot[i, k])
     return {key: np.median(np.array(v), axis=0) for key, v in samples.items() if len(v) >= 2}
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Literal, Sequence
 
 from tablecompanion.rules import CHECKERS, IllegalPlayError, NotationError, Play, Position
+from tablecompanion.rules.errors import RulesError
 
 Verdict = Literal["legal", "illegal", "ambiguous", "unchanged"]
 BAR_INDEX = 24
@@ -237,7 +238,11 @@ def describe_illegal(before: Position, dice: Sequence[int], seen: BoardObservati
         play = before.parse_play(text, dice)
     except (IllegalPlayError, NotationError) as err:
         return text, str(err), points
-    if play.result() != seen.position():
+    try:
+        matches = play.result() == seen.position()
+    except RulesError:  # more checkers read than a side has: the board cannot be a position
+        return text, "more checkers were read than a side has: the board cannot be read as a play", points
+    if not matches:
         return text, f"{play} was read, but a hit checker is not on the bar or one is there that was not hit", points
     return text, "the board matches no legal play", points
 

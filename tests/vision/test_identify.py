@@ -145,3 +145,15 @@ def test_distance_counts_each_misplaced_checker_twice():
     start = Position.initial()
     play = start.parse_play("8/5 6/5", (3, 1))
     assert board_distance(play.result(), _seen(start)) == 4  # two checkers moved: -1 and +1 each
+
+
+def test_more_checkers_read_than_a_side_has_is_illegal_not_a_crash():
+    """A misread that puts 16 of the opponent's checkers on the board must still give a verdict."""
+    start = Position.initial()
+    after = start.parse_play("8/5 6/5", (3, 1)).result()
+    opp = list(after.opponent)
+    opp[10] += 1  # one opponent checker more than exist
+    seen = BoardObservation(after.on_roll, tuple(opp))
+    found = identify_play(start, (3, 1), seen)
+    assert found.verdict in ("illegal", "ambiguous")
+    assert found.reason
