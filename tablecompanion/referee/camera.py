@@ -68,6 +68,9 @@ class LocatorConfig:
     still_corr: float = 0.55  # a settled die is still there when its patch correlates this well
     gone_diff: float = 12.0  # ... and gone when its patch looks like the empty table again (mean |diff|)
     gone_level: float = 25.0  # ... at about the same brightness (light drifts a few %; a hand is brighter)
+    # read new dice with the board-aware roll reader (vision.roll_reader: top-face plane, checkers and rails
+    # as supports, placement where the die rests); False = the older crop-and-size filter below
+    board_aware: bool = True
 
 
 @dataclass
@@ -101,12 +104,22 @@ class DiceLocator:
         cv2.fillPoly(self.surface_mask, [np.round(poly).astype(np.int32)], 255)
         x0, y0, x1, y1 = geo.surface
         self.die_px = float(geo.spec.die_size) * float(cal.px_per_mm_at(((x0 + x1) / 2, (y0 + y1) / 2)))
+        self.roll_reader = None
+        if self.config.board_aware:
+            from tablecompanion.vision.roll_reader import RollReader
+
+            self.roll_reader = RollReader(cal, reader=self.reader)
 
     # -- state the pipeline keeps up to date ------------------------------------------------------------
     def set_reference(self, image) -> None:
         """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
         self.reference = self._half(image)
         self.reference_grey = self._grey(image)
+        if self.roll_reader is not None:
+            try:
+                self.roll_reader.set_reference(image)
+            except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference
+                log.debug("roll reader reference refused: %s", exc)
 
     def dice_settled(self, readings: Sequence, image) -> None:
         grey = self._grey(image)
@@ -127,7 +140,27 @@ class DiceLocator:
         if self.reference is None:
             self.set_reference(frame)
             return []
+        if self.roll_reader is not None:
+            return self._new_dice_board_aware(frame)
         return self._new_dice(frame, config)
+
+    def _new_dice_board_aware(self, frame) -> list:
+        """The roll reader's dice (status already cocked/unclear where it must be); [] while a hand is over
+        the board (the watcher then waits)."""
+        try:
+            rr = self.roll_reader.read(frame)
+        except Exception as exc:  # noqa: BLE001 - bad frame: no dice, never a crash
+            log.debug("roll reader failed: %s", exc)
+            return []
+        self.crops_read = self.roll_reader.crops_read
+        if rr.occluded:
+            return []
+        return [d.as_reading() for d in rr.dice]
+
+    @property
+    def verdict_for(self):
+        """The roll reader's placements and verdict (``RollWatcher`` asks its reader), or None without it."""
+        return self.roll_reader.verdict_for if self.roll_reader is not None else None
 
     def gone(self, frame) -> bool:
         """Every settled die has left its place, and the table shows there as it did before the throw."""

@@ -57,7 +57,8 @@ class RollReaderConfig:
     diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
-    max_blob_side: float = 5.0  # a blob longer than this many die sides is not one or two dice
+    max_blob_side: float = 4.0  # a blob longer than this many die sides is not one or two dice
+    max_blob_area: float = 6.0  # ... nor one covering more than this many die faces (a checker: 7.6)
     occlusion_area: float = 40.0  # changed area (die faces) that means a hand or an arm is in view
     crop_pad: float = 0.75  # die sides of margin around a blob's top-plane extent when cropping
     rect_px_per_mm: float = 3.0  # the top-plane crop's scale: a 16 mm die is 48 px, its pips ~9 px
@@ -67,11 +68,28 @@ class RollReaderConfig:
     max_size: float = 1.6
     # a die whose centre lies this close to a checker's centre rests on it (mm; a checker is 44 mm across)
     on_checker_mm: float = 19.0
-    # a flat die's pips mapped to its top plane form a square pattern: axis ratio above this = tilted
-    max_pattern_ratio: float = 1.22
-    # pip pattern size: the spread of the pips relative to a flat die's (a leaning die's face is smaller)
-    pattern_scale: tuple[float, float] = (0.72, 1.3)
+    # a flat die's pips on its top plane fit the face pattern with equal scales: their ratio above this =
+    # tilted; beside a checker or the rail a die counts as flat only at or below sure_pattern_ratio
+    max_pattern_ratio: float = 1.09
+    sure_pattern_ratio: float = 1.06
+    touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
+    rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
+    die_touch: float = 1.5  # die sides between two dice's centres: one may lean on the other
+    pattern_proves_flat: bool = False  # beside a support, a square 4-6 pattern proves a die flat (off: unclear)
+    trust_reader_cocked: bool = False  # the per-photo reader's "cocked" (pip elongation) voids a roll
     same_die: float = 1.1  # readings closer than this many die sides are one die
+    # the grid reader's face centre is searched this many die sides around a reading (or a blob's centre)
+    hyp_box: float = 0.5
+    blob_box: float = 0.9
+    grid_min_margin: float = 22.0  # its best face must beat every other value by this much...
+    grid_min_contrast: float = 15.0  # ... and its weakest pip contrast with the face this much (Lab L)
+    body_threshold: float = 60.0  # |frame - reference| (sum of B, G, R) that counts as the die's body
+    shadow_ratio: tuple[float, float] = (0.25, 0.96)  # darker than the reference by this factor...
+    shadow_chroma: float = 0.2  # ... alike in every channel (spread of the ratios / their mean): shadow
+    silhouette_tol_mm: float = 2.0
+    grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
+    grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
+    trust_reader_alone: bool = False  # a value the per-photo reader gives that the grid reader cannot check
 
 
 @dataclass(frozen=True)
@@ -195,7 +213,7 @@ def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict,
 
 # A flat die's pips on its top face, in die sides from the face centre (the usual drilling: outer pips at
 # ~0.27 of the side from the centre).
-_PIP_OFFSET = 0.27
+_PIP_OFFSET = 0.25
 
 
 class RollReader:
@@ -228,6 +246,7 @@ class RollReader:
         self._gain = 1.0
         self.checkers_mm: np.ndarray = np.zeros((0, 2))
         self.last: RollReading | None = None
+        self._checkers_pending = False
         self.crops_read = 0
 
     # -- geometry helpers -----------------------------------------------------------------------------
@@ -262,9 +281,9 @@ class RollReader:
         frame = self._check(frame)
         self.reference = self._small(frame)
         self.reference_full = frame.copy()
-        if checkers_mm is None:
-            checkers_mm = self._find_checkers(frame)
-        self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
+        self._checkers_pending = checkers_mm is None  # found in the reference at the next read (lazily:
+        if checkers_mm is not None:                   # references are refreshed far more often than read)
+            self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
 
     def _find_checkers(self, frame: np.ndarray) -> list[tuple[float, float]]:
         from tablecompanion.vision.board_reader import warp_board
@@ -339,6 +358,9 @@ class RollReader:
             raise RollReadError("no reference frame of the still board: call set_reference first")
         c = self.config
         expected = expected if expected is not None else 2
+        if self._checkers_pending:
+            self.checkers_mm = np.asarray(self._find_checkers(self.reference_full), np.float64).reshape(-1, 2)
+            self._checkers_pending = False
         blobs, total = self.changed_blobs(frame)
         if total > c.occlusion_area:
             out = RollReading((), "unclear", "a hand or something large over the board", occluded=True, opening=opening)
@@ -346,14 +368,15 @@ class RollReader:
             return out
         dice: list[DieSeen] = []
         for blob in blobs:
-            if blob["side_mm"] > c.max_blob_side * self.spec.die_size:
-                continue
+            if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
+                    blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
+                continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
             found = self._read_blob(frame, blob)
             for d in found:
                 if len(dice) < c.max_dice and not any(
                         math.dist(d.board_mm, k.board_mm) < 0.6 * self.spec.die_size for k in dice):
                     dice.append(d)
-        dice = [self._judge_die(d, roller, opening) for d in dice]
+        dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         if opening:
             dice = self._opening_placements(dice)
@@ -406,6 +429,7 @@ class RollReader:
         x0, y0 = top.min(axis=0) - pad
         x1, y1 = top.max(axis=0) + pad
         crop = self.rectified(frame, (x0, y0, x1, y1))
+        ref_crop = self.rectified(self.reference_full, (x0, y0, x1, y1)) if self.reference_full is not None else None
         self.crops_read += 1
         try:
             readings = self.reader(crop, self.dice_config)
@@ -413,6 +437,9 @@ class RollReader:
             readings = []
         kept = []
         for r in readings:
+            side = float(getattr(r, "size", 0.0) or 0.0) / k
+            if side and not (c.min_size * die <= side <= c.max_size * die):
+                continue  # not die-sized on the top plane (a checker's rim, a cube's digits)
             mm = (r.centre[0] / k + x0, r.centre[1] / k + y0)
             u, v = self.plane_to_image([mm])[0] * s
             u, v = int(u) - mx, int(v) - my
@@ -428,43 +455,106 @@ class RollReader:
                     break
             else:
                 groups.append([(r, mm)])
-        out = [self._die_from_reading(g[0][0], g[0][1], (x0, y0), blob, frame, extra=len(g) - 1) for g in groups]
-        if not out and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
-            # something die-sized arrived and the reader cannot read it: an unclear die
-            centre_mm = tuple(float(v) for v in np.median(top, axis=0))
-            out.append(self._unread_die(centre_mm, blob))
+        hyps = [(g[0][0], g[0][1], len(g) - 1) for g in groups]
+        if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+            # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
+            hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
+        out = []
+        for r, mm, extra in hyps:
+            box = (c.hyp_box if r is not None else c.blob_box) * die * k
+            u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
+            g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box))
+            d = self._die_from(r, g, mm, (x0, y0), blob, extra)
+            if g is not None and ref_crop is not None:
+                d.features.update(self._body_excess(crop, ref_crop, g, (x0, y0)))
+            out.append(d)
         return out
 
-    def _die_from_reading(self, r: DiceReading, mm, origin, blob: dict, frame: np.ndarray, extra: int = 0) -> DieSeen:
-        k = self.config.rect_px_per_mm
+    def _body_excess(self, crop: np.ndarray, ref_crop: np.ndarray, g: "GridReading", origin) -> dict:
+        """What of the die's body (changed since the reference, not shadow) lies outside the silhouette a
+        flat die with this face would have, on the top plane: a tilted die shows a side face there."""
+        c = self.config
+        k = c.rect_px_per_mm
         die = float(self.spec.die_size)
+        a = crop.astype(np.float32) + 1.0
+        b = ref_crop.astype(np.float32) * self._gain + 1.0
+        changed = np.abs(a - b).sum(axis=2) > c.body_threshold
+        ratio = a / b
+        lum = ratio.mean(axis=2)
+        shadow = (lum < c.shadow_ratio[1]) & (ratio.max(axis=2) - ratio.min(axis=2) < c.shadow_chroma * lum)
+        body = (changed & ~shadow).astype(np.uint8)
+        body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        t = math.radians(g.turn_deg)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        sq = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]) @ rot.T * die
+        cx, cy = g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]
+        top = sq + (cx, cy)
+        base_img = self.camera.project(np.column_stack([top, np.zeros(4)]))
+        base_top = self.camera.plane_homography(die) @ np.column_stack([base_img, np.ones(4)]).T
+        base_top = (base_top[:2] / base_top[2]).T
+        poly = (np.vstack([top, base_top]) - origin) * k
+        sil = np.zeros(body.shape, np.uint8)
+        cv2.fillConvexPoly(sil, cv2.convexHull(poly.astype(np.float32)).astype(np.int32), 1)
+        tol = max(1, int(round(c.silhouette_tol_mm * k)))
+        sil = cv2.dilate(sil, np.ones((2 * tol + 1, 2 * tol + 1), np.uint8))
+        # only the body connected to the face counts (another die or a far change is not this die's side)
+        n, labels = cv2.connectedComponents(body)
+        u, v = int(round(g.centre[0])), int(round(g.centre[1]))
+        keep = np.zeros_like(body)
+        if 0 <= v < body.shape[0] and 0 <= u < body.shape[1]:
+            r0 = max(1, int(0.3 * die * k))
+            ids = np.unique(labels[max(0, v - r0):v + r0 + 1, max(0, u - r0):u + r0 + 1])
+            for i in ids:
+                if i:
+                    keep |= (labels == i).astype(np.uint8)
+        excess = float(np.count_nonzero(keep & (1 - sil))) / (k * k) / (die * die)
+        inside = float(np.count_nonzero(keep & sil)) / max(float(np.count_nonzero(sil)), 1.0)
+        return {"excess": excess, "body_fill": inside}
+
+    def _die_from(self, r: DiceReading | None, g: "GridReading | None", mm, origin, blob: dict, extra: int = 0) -> DieSeen:
+        """One die from the per-photo reader's reading and the grid reader's, on the top-plane crop."""
+        c = self.config
+        k = c.rect_px_per_mm
+        die = float(self.spec.die_size)
+        feats: dict = {"blob_area": blob["area_mm"] / die ** 2, "blob_side": blob["side_mm"] / die, "extra": extra,
+                       "r_status": r.status if r is not None else None, "r_value": r.value if r is not None else None,
+                       "r_conf": float(r.confidence) if r is not None else None}
+        r_flat = r is not None and r.status == "flat" and r.value is not None
+        agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
+        g_ok = g is not None and g.pip_contrast >= c.grid_min_contrast and \
+            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin)
+        if g is not None:
+            feats.update(g_value=g.value, g_margin=g.margin, g_contrast=g.pip_contrast, g_score=g.score,
+                         g_face=g.face_spread)
+            if g_ok:  # the lattice's centre is the face's centre
+                mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
+            pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
+            if g.value in _PATTERNS:
+                feats.update(_affine_fit(pips_mm / die, g.value))
+            if len(pips_mm) >= 2:
+                p = pips_mm - pips_mm.mean(axis=0)
+                feats["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
+        if g_ok and (not r_flat or r.value == g.value or g.margin >= c.grid_overrules):
+            value, status, reason = g.value, "flat", ""
+            conf = min(1.0, 0.5 + g.margin / 100.0) if not (r_flat and r.value == g.value) else max(float(r.confidence), 0.9)
+        elif g_ok and r_flat:
+            value, status, reason, conf = None, "unclear", f"read as {r.value} and as {g.value}", 0.3
+        elif r_flat and c.trust_reader_alone:
+            value, status, reason, conf = r.value, "flat", "", float(r.confidence)
+        else:
+            value, status, reason, conf = None, "unclear", "unreadable", 0.0
         centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
-        feats = {"blob_area": blob["area_mm"] / die ** 2, "blob_side": blob["side_mm"] / die,
-                 "status_in": r.status, "conf": float(r.confidence), "extra": extra,
-                 "side": float(r.size) / k / die if r.size else None}
-        pips = np.asarray(getattr(r, "pips", ()) or (), np.float64).reshape(-1, 2)
-        pips_mm = pips / k + np.asarray(origin)
-        feats["n_pips"] = int(len(pips))
-        if len(pips) >= 4 and r.value in _PATTERNS and len(pips) == r.value:
-            feats.update(_affine_fit(pips_mm / die, r.value))
-        if len(pips) >= 2:
-            p = pips_mm - pips_mm.mean(axis=0)
-            rms = float(np.sqrt(np.mean(np.sum(p * p, axis=1))))
-            feats["spread"] = rms / (_expected_rms(r.value, len(pips)) * die)
-        img_reading = replace(r, centre=centre, outline=tuple(tuple(float(v) for v in q) for q in self.plane_to_image(
-            np.asarray(r.outline, np.float64).reshape(-1, 2) / k + np.asarray(origin))) if len(r.outline) else (),
-            pips=tuple(tuple(float(v) for v in q) for q in self.plane_to_image(pips_mm)) if len(pips) else (),
-            size=float(r.size) / k * float(self.calibration.px_per_mm_at(mm)))
-        return DieSeen(r.value, r.status, "unknown", centre, (float(mm[0]), float(mm[1])), float(r.confidence), "",
-                       img_reading, feats)
+        reading = DiceReading(value, centre, (), conf, status, die * float(self.calibration.px_per_mm_at(mm)))
+        return DieSeen(value, status, "unknown", centre, (float(mm[0]), float(mm[1])), conf, reason, reading, feats)
 
     def _unread_die(self, centre_mm, blob: dict) -> DieSeen:
         feats = {"blob_area": blob["area_mm"] / self.spec.die_size ** 2, "blob_side": blob["side_mm"] / self.spec.die_size}
         centre = tuple(float(v) for v in self.plane_to_image([centre_mm])[0])
         return DieSeen(None, "unclear", "unknown", centre, centre_mm, 0.0, "unreadable", None, feats)
 
-    def _judge_die(self, d: DieSeen, roller: Player, opening: bool) -> DieSeen:
+    def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = ()) -> DieSeen:
         c = self.config
+        die = float(self.spec.die_size)
         x, y = d.board_mm
         placement = place_point(x, y, self.geometry, roller)
         if opening:
@@ -473,29 +563,54 @@ class RollReader:
                 placement = "ok"
         status, reason = d.status, d.reason
         f = dict(d.features)
+        support = ""  # something a die could lean on: a checker, the rail, the other die
         if len(self.checkers_mm):
             dist = float(np.min(np.hypot(self.checkers_mm[:, 0] - x, self.checkers_mm[:, 1] - y)))
-            f["checker_dist"] = dist / self.spec.die_size
+            f["checker_dist"] = dist / die
             if dist < c.on_checker_mm:
                 status, reason = "cocked", "resting on a checker"
+            elif dist < self.spec.checker_diameter / 2 + c.touch_mm * die:
+                support = "a checker"
+        sx0, sy0, sx1, sy1 = self.geometry.surface
+        rail = min(x - sx0, sx1 - x, y - sy0, sy1 - y)
+        f["rail_dist"] = rail / die
+        if -die < rail < c.rail_touch_mm * die:
+            support = support or "the board's edge"
+        bx0, _, bx1, _ = self.geometry.bar
+        if min(abs(x - bx0), abs(x - bx1)) < c.rail_touch_mm * die:
+            support = support or "the bar's edge"
+        for o in others:
+            if o is not d and math.dist(o.board_mm, d.board_mm) < c.die_touch * die:
+                support = support or "the other die"
+        f["support"] = support
         if status == "flat":
-            why = self._tilt_reason(f)
+            why = self._tilt_reason(f, d.value)
             if why:
                 status, reason = "cocked", why
+            elif support and not (self.config.pattern_proves_flat and self._surely_flat(f, d.value)):
+                status, reason = "unclear", f"touching {support}: it may lean on it"
         elif status == "cocked" and not reason:
             reason = "tilted"
         value = d.value if status == "flat" else None
-        return replace(d, value=value, status=status, placement=placement, reason=reason, features=f)
+        reading = d.reading
+        if reading is not None:
+            reading = replace(reading, value=value, status=status)
+        return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading)
 
-    def _tilt_reason(self, f: dict) -> str:
+    def _tilt_reason(self, f: dict, value: int | None) -> str:
         c = self.config
-        ratio = f.get("pattern_ratio")
+        ratio = f.get("aff_ratio")
         if ratio is not None and ratio > c.max_pattern_ratio:
-            return "tilted (pips not square)"
-        spread = f.get("spread")
-        if spread is not None and not (c.pattern_scale[0] <= spread <= c.pattern_scale[1]):
-            return "tilted (top face seen at a slant)"
+            return "tilted (its pips are not square)"
+        if f.get("r_status") == "cocked" and c.trust_reader_cocked:
+            return "tilted (side pips seen)"
         return ""
+
+    def _surely_flat(self, f: dict, value: int | None) -> bool:
+        """Beside something it could lean on, a die counts as flat only when its face proves it: four or
+        more pips in a square pattern."""
+        ratio = f.get("aff_ratio")
+        return ratio is not None and ratio <= self.config.sure_pattern_ratio
 
     def _opening_placements(self, dice: list[DieSeen]) -> list[DieSeen]:
         if len(dice) == 2 and all(d.placement == "ok" for d in dice):
@@ -505,6 +620,36 @@ class RollReader:
         return dice
 
     # -- RollWatcher reader protocol -----------------------------------------------------------------
+    def verdict_for(self, readings: Sequence[DiceReading], roller: Player = "bottom", opening: bool = False,
+                    expected: int = 2) -> tuple[list[Placement], str, str]:
+        """Placements and the verdict ("valid"/"void") of readings this reader returned, for ``roller``:
+        what ``RollWatcher`` asks its reader when it can answer. An unclear roll is void ("re-roll")."""
+        known = list(self.last.dice) if self.last is not None else []
+        dice = []
+        for r in readings:
+            match = next((d for d in known if math.dist(d.centre, r.centre) < 1.0), None)
+            if match is None:
+                mm = self.to_plane([r.centre], self.spec.die_size)[0]
+                match = DieSeen(r.value, r.status, "unknown", tuple(r.centre), (float(mm[0]), float(mm[1])),
+                                float(r.confidence), "", r, {})
+            dice.append(match)
+        dice = [self._place(d, roller, opening) for d in dice]
+        if opening:
+            dice = self._opening_placements(dice)
+        verdict, reason = judge_dice(dice, expected)
+        if verdict == "unclear":
+            verdict = "void"
+        return [d.placement for d in dice], verdict, reason
+
+    def _place(self, d: DieSeen, roller: Player, opening: bool) -> DieSeen:
+        x, y = d.board_mm
+        placement = place_point(x, y, self.geometry, roller)
+        if opening:
+            other = "top" if roller == "bottom" else "bottom"
+            if placement != "ok" and place_point(x, y, self.geometry, other) == "ok":
+                placement = "ok"
+        return replace(d, placement=placement)
+
     def __call__(self, frame, config=None) -> list[DiceReading]:
         """Readings for ``RollWatcher(reader=...)``: each die with the verdict's status (cocked/unclear)."""
         if self.reference is None:
@@ -570,3 +715,136 @@ def _shifted(r, dx: float, dy: float, scale: float = 1.0):
     return replace(r, centre=at(r.centre), outline=tuple(at(p) for p in r.outline),
                    pips=tuple(at(p) for p in getattr(r, "pips", ())),
                    size=float(getattr(r, "size", 0.0) or 0.0) * scale)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The grid reader: on the top-face plane a flat die's face is a square of known size, its pips on a 3x3
+# lattice. Every placement (centre, turn) of that lattice is scored for every face pattern at once.
+_LATTICE = np.array([(i, j) for j in (-1, 0, 1) for i in (-1, 0, 1)], np.float64)  # index = (j+1)*3 + (i+1)
+
+
+def _idx(i: int, j: int) -> int:
+    return (j + 1) * 3 + (i + 1)
+
+
+FACE_PATTERNS: dict[int, tuple[tuple[int, ...], ...]] = {
+    1: ((_idx(0, 0),),),
+    2: ((_idx(-1, -1), _idx(1, 1)), (_idx(1, -1), _idx(-1, 1))),
+    3: ((_idx(-1, -1), _idx(0, 0), _idx(1, 1)), (_idx(1, -1), _idx(0, 0), _idx(-1, 1))),
+    4: ((_idx(-1, -1), _idx(1, -1), _idx(-1, 1), _idx(1, 1)),),
+    5: ((_idx(-1, -1), _idx(1, -1), _idx(-1, 1), _idx(1, 1), _idx(0, 0)),),
+    6: ((_idx(-1, -1), _idx(-1, 0), _idx(-1, 1), _idx(1, -1), _idx(1, 0), _idx(1, 1)),
+        (_idx(-1, -1), _idx(0, -1), _idx(1, -1), _idx(-1, 1), _idx(0, 1), _idx(1, 1))),
+}
+
+
+@dataclass(frozen=True)
+class GridReading:
+    """The best die face found on a top-plane crop: value, lattice centre and turn, how sure."""
+
+    value: int
+    centre: tuple[float, float]  # crop px
+    turn_deg: float
+    score: float  # weakest pip's contrast minus the strongest non-pip's
+    margin: float  # score minus the best other value's score
+    pip_contrast: float  # weakest pip's contrast (Lab units)
+    pips: tuple[tuple[float, float], ...]  # refined pip centres, crop px
+    off_contrast: float = 0.0  # strongest spot where the face should be blank
+    face_spread: float = 0.0  # largest colour difference (Lab) between blank places of the face
+
+
+def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """Signed lightness contrast of a pip-sized spot against its surround, and its colour contrast."""
+    lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    r = max(1.0, pip_px / 2.0)
+    inner = cv2.GaussianBlur(lab, (0, 0), 0.55 * r)
+    outer = cv2.GaussianBlur(lab, (0, 0), 1.7 * r)
+    d = inner - outer
+    return d[..., 0], np.sqrt(d[..., 1] ** 2 + d[..., 2] ** 2)
+
+
+def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
+              turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None) -> GridReading | None:
+    """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best."""
+    if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
+        return None
+    L, C = pip_response(crop, pip * side_px)
+    h, w = L.shape
+    best: dict[int, tuple] = {}
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    if centre_box is None:
+        m = 0.3 * side_px
+        centre_box = (m, m, w - m, h - m)
+    bx0, by0, bx1, by1 = (int(round(v)) for v in centre_box)
+    bx0, by0 = max(0, bx0), max(0, by0)
+    bx1, by1 = min(w, max(bx0 + 1, bx1)), min(h, max(by0 + 1, by1))
+    for polarity in (-1.0, 1.0):
+        resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
+        area = resp[by0:by1, bx0:bx1]
+        tau = 0.5 * float(np.percentile(area, 99.5)) if area.size else 0.0
+        if tau <= 1.0:
+            continue
+        for turn in np.arange(0.0, 90.0, turn_step):
+            t = math.radians(turn)
+            rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+            offs = (_LATTICE @ rot.T) * pitch * side_px
+            stack = np.stack([cv2.remap(resp, xs[by0:by1, bx0:bx1] + float(ox), ys[by0:by1, bx0:bx1] + float(oy),
+                                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+                              for ox, oy in offs])
+            gain = stack - tau  # > 0: a pip there
+            extra = 2.0 * np.maximum(gain, 0.0)  # a pip where the face should be blank costs twice
+            for value, variants in FACE_PATTERNS.items():
+                for pattern in variants:
+                    on = np.array(pattern)
+                    off = np.array([i for i in range(9) if i not in pattern])
+                    score = gain[on].sum(axis=0) - extra[off].sum(axis=0)
+                    k = int(np.argmax(score))
+                    sc = float(score.flat[k])
+                    if value not in best or sc > best[value][0]:
+                        v, u = divmod(k, score.shape[1])
+                        weakest = float(stack[on].min(axis=0).flat[k])
+                        worst_off = float(stack[off].max(axis=0).flat[k])
+                        best[value] = (sc, (u + bx0, v + by0), turn, weakest, offs[on], resp, worst_off, pattern)
+    if not best:
+        return None
+    lab = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 0.1 * side_px)
+    ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
+    passing = []
+    for value, cand in ranked:
+        sc, (u, v), turn, weakest, on_offs, resp, worst_off, pattern = cand
+        t = math.radians(turn)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        face_pts = [(_LATTICE[i] @ rot.T) * pitch * side_px for i in range(9) if i not in pattern]
+        cols = []
+        for fx, fy in face_pts:
+            x, y = int(round(u + fx)), int(round(v + fy))
+            if not (0 <= x < w and 0 <= y < h):
+                cols = None
+                break
+            cols.append(lab[y, x])
+        if cols is None:
+            continue
+        cols = np.array(cols)
+        spread = float(np.max(np.linalg.norm(cols - np.median(cols, axis=0), axis=1)))
+        if spread <= face_tol:  # the blank places of the face look alike: a face, not dice and board
+            passing.append((value, cand, spread))
+    if not passing:
+        return None
+    value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, _), face_spread = passing[0]
+    # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
+    # crop can make a worse "2" there; that is no rival reading of this face)
+    rivals = [c[0] for _, c, _ in passing[1:] if math.dist(c[1], (u, v)) <= 0.45 * side_px]
+    margin = sc - (max(rivals) if rivals else max(0.0, sc / 2))
+    pips = []
+    rr = max(1, int(round(0.1 * side_px)))
+    for ox, oy in on_offs:  # each pip's centre: the response's centroid around its lattice place
+        px, py = u + ox, v + oy
+        x0, y0 = int(max(0, round(px) - rr)), int(max(0, round(py) - rr))
+        x1, y1 = int(min(w, round(px) + rr + 1)), int(min(h, round(py) + rr + 1))
+        patch = resp[y0:y1, x0:x1]
+        if patch.size and patch.sum() > 0:
+            gy, gx = np.mgrid[y0:y1, x0:x1]
+            px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())
+        pips.append((float(px), float(py)))
+    return GridReading(int(value), (float(u), float(v)), float(turn), sc, float(margin), weakest, tuple(pips), worst_off,
+                       face_spread)

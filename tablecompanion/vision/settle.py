@@ -196,6 +196,13 @@ class RollWatcher:
         return True
 
     def _decide(self, readings: tuple[DiceReading, ...], idx: int, t: float) -> RollSettled:
+        judge = getattr(self.reader, "verdict_for", None)
+        if callable(judge):  # a board-aware reader (vision.roll_reader) places and judges its own dice
+            placements, verdict, reason = judge(readings, self.roller_side, self.opening, self.config.expected_dice)
+            if self.opening and verdict == "valid" and readings[0].value == readings[1].value \
+                    and "opening doubles" not in reason:
+                reason += " (opening doubles: roll again)"
+            return RollSettled(readings, tuple(placements), verdict, reason, idx, t, self.opening)
         if self.opening:
             placements = place_opening_roll(list(readings), self.board_from_image, self.geometry)
         else:

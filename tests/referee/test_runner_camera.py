@@ -14,7 +14,7 @@ import pytest
 from tablecompanion.calibration import Calibration
 from tablecompanion.geometry import BoardGeometry
 from tablecompanion.referee import Referee, TableSettings
-from tablecompanion.referee.camera import DiceLocator
+from tablecompanion.referee.camera import DiceLocator, LocatorConfig
 from tablecompanion.referee.camera_demo import FootageOperator
 from tablecompanion.referee.runner import TableRunner
 from tablecompanion.vision.dice import DiceReading
@@ -56,13 +56,14 @@ def _square_reader(crop, config=None):
 
 
 def test_locator_reads_only_die_sized_new_things_on_the_playing_surface():
+    """The older crop-and-size locator (``board_aware=False``)."""
     calls = []
 
     def reader(crop, config=None):
         calls.append(crop.shape)
         return _square_reader(crop, config)
 
-    loc = DiceLocator(_calibration(), reader=reader)
+    loc = DiceLocator(_calibration(), LocatorConfig(board_aware=False), reader=reader)
     empty = _table()
     _square(empty, (300, 100), 16)  # something that was there before the throw (a printed mark)
     loc.set_reference(empty)
@@ -76,6 +77,23 @@ def test_locator_reads_only_die_sized_new_things_on_the_playing_surface():
     assert loc.rejected["size"] == 1
     assert all(max(s[:2]) < 400 for s in calls)  # crops, never the whole frame
     assert loc([empty.copy()][0]) == []  # nothing new: nothing read
+
+
+def test_board_aware_locator_sees_dice_wherever_they_land_and_never_a_checker():
+    """The roll reader behind the locator: a checker-sized change is no die, a die in the tray is seen (and
+    judged off the board), and a die the grid reader cannot read is "unclear", never given a value."""
+    loc = DiceLocator(_calibration(), reader=_square_reader)
+    empty = _table()
+    loc.set_reference(empty)
+    frame = empty.copy()
+    _square(frame, (600, 380), 16)  # a die in the right half (a plain square: no pips to check)
+    _square(frame, (400, 200), 44)  # checker-sized: not a die
+    _square(frame, (775, 400), 16)  # in the bottom tray, off the playing surface
+    got = loc(frame)
+    assert sorted(tuple(round(v) for v in r.centre) for r in got) == [(600, 380), (775, 400)]
+    assert all(r.value is None and r.status == "unclear" for r in got)
+    placements, verdict, reason = loc.verdict_for(got, "bottom", False, 2)
+    assert verdict == "void" and sorted(placements) == ["off the board", "ok"]
 
 
 def test_dice_count_as_picked_up_only_when_their_place_shows_the_empty_table():
