@@ -57,8 +57,9 @@ class RollReaderConfig:
     diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
-    max_blob_side: float = 4.0  # a blob longer than this many die sides is not one or two dice
-    max_blob_area: float = 6.0  # ... nor one covering more than this many die faces (a checker: 7.6)
+    max_blob_side: float = 5.5  # a blob longer than this many die sides is not one or two dice
+    max_blob_area: float = 8.0  # ... nor one covering more than this many die faces (two dice and shadows
+    # seen from a steep angle cover ~6.5)
     occlusion_area: float = 40.0  # changed area (die faces) that means a hand or an arm is in view
     crop_pad: float = 0.75  # die sides of margin around a blob's top-plane extent when cropping
     rect_px_per_mm: float = 3.0  # the top-plane crop's scale: a 16 mm die is 48 px, its pips ~9 px
@@ -74,7 +75,8 @@ class RollReaderConfig:
     sure_pattern_ratio: float = 1.06
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
     rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
-    die_touch: float = 1.5  # die sides between two dice's centres: one may lean on the other
+    die_touch: float = 1.25  # die sides between two dice's centres: one may lean on the other
+    bar_touch: float = 0.6  # die sides from the bar's edge within which a die may lean on it
     pattern_proves_flat: bool = False  # beside a support, a square 4-6 pattern proves a die flat (off: unclear)
     trust_reader_cocked: bool = False  # the per-photo reader's "cocked" (pip elongation) voids a roll
     same_die: float = 1.1  # readings closer than this many die sides are one die
@@ -83,10 +85,8 @@ class RollReaderConfig:
     blob_box: float = 0.9
     grid_min_margin: float = 22.0  # its best face must beat every other value by this much...
     grid_min_contrast: float = 15.0  # ... and its weakest pip contrast with the face this much (Lab L)
-    body_threshold: float = 60.0  # |frame - reference| (sum of B, G, R) that counts as the die's body
-    shadow_ratio: tuple[float, float] = (0.25, 0.96)  # darker than the reference by this factor...
-    shadow_chroma: float = 0.2  # ... alike in every channel (spread of the ratios / their mean): shadow
-    silhouette_tol_mm: float = 2.0
+    grid_alone_contrast: float = 25.0  # the weakest pip's contrast when the grid reader's value stands alone
+    two_dice_side: float = 2.2  # a blob longer than this many die sides may hold two dice
     grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
     grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
     trust_reader_alone: bool = False  # a value the per-photo reader gives that the grid reader cannot check
@@ -429,7 +429,6 @@ class RollReader:
         x0, y0 = top.min(axis=0) - pad
         x1, y1 = top.max(axis=0) + pad
         crop = self.rectified(frame, (x0, y0, x1, y1))
-        ref_crop = self.rectified(self.reference_full, (x0, y0, x1, y1)) if self.reference_full is not None else None
         self.crops_read += 1
         try:
             readings = self.reader(crop, self.dice_config)
@@ -459,57 +458,36 @@ class RollReader:
         if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
-        out = []
+        out: list[DieSeen] = []
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
             g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box))
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
-            if g is not None and ref_crop is not None:
-                d.features.update(self._body_excess(crop, ref_crop, g, (x0, y0)))
+            if self._on_blob(d, blob) and not any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
+                out.append(d)
+        # a blob of two dice (or one the per-photo reader missed): faces the grid reader finds away from
+        # the dice already read
+        while len(out) < 2 and (blob["side_mm"] > c.two_dice_side * die or not out):
+            excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.same_die * die * k) for o in out]
+            g = grid_read(crop, die * k, exclude=excl)
+            if g is None or g.margin < c.grid_min_margin or g.pip_contrast < c.grid_alone_contrast:
+                break
+            d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
+            if not self._on_blob(d, blob) or any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
+                break
             out.append(d)
+        if not out and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+            out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
 
-    def _body_excess(self, crop: np.ndarray, ref_crop: np.ndarray, g: "GridReading", origin) -> dict:
-        """What of the die's body (changed since the reference, not shadow) lies outside the silhouette a
-        flat die with this face would have, on the top plane: a tilted die shows a side face there."""
-        c = self.config
-        k = c.rect_px_per_mm
-        die = float(self.spec.die_size)
-        a = crop.astype(np.float32) + 1.0
-        b = ref_crop.astype(np.float32) * self._gain + 1.0
-        changed = np.abs(a - b).sum(axis=2) > c.body_threshold
-        ratio = a / b
-        lum = ratio.mean(axis=2)
-        shadow = (lum < c.shadow_ratio[1]) & (ratio.max(axis=2) - ratio.min(axis=2) < c.shadow_chroma * lum)
-        body = (changed & ~shadow).astype(np.uint8)
-        body = cv2.morphologyEx(body, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-        t = math.radians(g.turn_deg)
-        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-        sq = np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]) @ rot.T * die
-        cx, cy = g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]
-        top = sq + (cx, cy)
-        base_img = self.camera.project(np.column_stack([top, np.zeros(4)]))
-        base_top = self.camera.plane_homography(die) @ np.column_stack([base_img, np.ones(4)]).T
-        base_top = (base_top[:2] / base_top[2]).T
-        poly = (np.vstack([top, base_top]) - origin) * k
-        sil = np.zeros(body.shape, np.uint8)
-        cv2.fillConvexPoly(sil, cv2.convexHull(poly.astype(np.float32)).astype(np.int32), 1)
-        tol = max(1, int(round(c.silhouette_tol_mm * k)))
-        sil = cv2.dilate(sil, np.ones((2 * tol + 1, 2 * tol + 1), np.uint8))
-        # only the body connected to the face counts (another die or a far change is not this die's side)
-        n, labels = cv2.connectedComponents(body)
-        u, v = int(round(g.centre[0])), int(round(g.centre[1]))
-        keep = np.zeros_like(body)
-        if 0 <= v < body.shape[0] and 0 <= u < body.shape[1]:
-            r0 = max(1, int(0.3 * die * k))
-            ids = np.unique(labels[max(0, v - r0):v + r0 + 1, max(0, u - r0):u + r0 + 1])
-            for i in ids:
-                if i:
-                    keep |= (labels == i).astype(np.uint8)
-        excess = float(np.count_nonzero(keep & (1 - sil))) / (k * k) / (die * die)
-        inside = float(np.count_nonzero(keep & sil)) / max(float(np.count_nonzero(sil)), 1.0)
-        return {"excess": excess, "body_fill": inside}
+    def _on_blob(self, d: DieSeen, blob: dict) -> bool:
+        """The die's top face lies on this changed blob (a face found beside it belongs to another blob)."""
+        s = self.config.diff_scale
+        mx, my = blob["mask_at"]
+        u, v = int(d.centre[0] * s) - mx, int(d.centre[1] * s) - my
+        near = blob["mask"][max(0, v - 2):v + 3, max(0, u - 2):u + 3]
+        return bool(near.size and near.any())
 
     def _die_from(self, r: DiceReading | None, g: "GridReading | None", mm, origin, blob: dict, extra: int = 0) -> DieSeen:
         """One die from the per-photo reader's reading and the grid reader's, on the top-plane crop."""
@@ -521,7 +499,7 @@ class RollReader:
                        "r_conf": float(r.confidence) if r is not None else None}
         r_flat = r is not None and r.status == "flat" and r.value is not None
         agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
-        g_ok = g is not None and g.pip_contrast >= c.grid_min_contrast and \
+        g_ok = g is not None and g.pip_contrast >= (c.grid_min_contrast if agree else c.grid_alone_contrast) and \
             g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin)
         if g is not None:
             feats.update(g_value=g.value, g_margin=g.margin, g_contrast=g.pip_contrast, g_score=g.score,
@@ -577,7 +555,7 @@ class RollReader:
         if -die < rail < c.rail_touch_mm * die:
             support = support or "the board's edge"
         bx0, _, bx1, _ = self.geometry.bar
-        if min(abs(x - bx0), abs(x - bx1)) < c.rail_touch_mm * die:
+        if min(abs(x - bx0), abs(x - bx1)) < c.bar_touch * die:
             support = support or "the bar's edge"
         for o in others:
             if o is not d and math.dist(o.board_mm, d.board_mm) < c.die_touch * die:
@@ -764,7 +742,8 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
 
 
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
-              turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None) -> GridReading | None:
+              turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
+              exclude: Sequence[tuple[float, float, float]] = ()) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
         return None
@@ -778,6 +757,10 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     bx0, by0, bx1, by1 = (int(round(v)) for v in centre_box)
     bx0, by0 = max(0, bx0), max(0, by0)
     bx1, by1 = min(w, max(bx0 + 1, bx1)), min(h, max(by0 + 1, by1))
+    banned = np.zeros((by1 - by0, bx1 - bx0), bool)  # lattice centres not to use (dice already read)
+    for eu, ev, er in exclude:
+        gy, gx = np.ogrid[by0:by1, bx0:bx1]
+        banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
     for polarity in (-1.0, 1.0):
         resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
         area = resp[by0:by1, bx0:bx1]
@@ -798,6 +781,8 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                     on = np.array(pattern)
                     off = np.array([i for i in range(9) if i not in pattern])
                     score = gain[on].sum(axis=0) - extra[off].sum(axis=0)
+                    if exclude:
+                        score[banned] = -1e9
                     k = int(np.argmax(score))
                     sc = float(score.flat[k])
                     if value not in best or sc > best[value][0]:
