@@ -336,6 +336,7 @@ def _save_failure(out_dir: Path, name: str, frame, reading, limit: int = 60) -> 
     if len(list(out_dir.glob("*.png"))) >= limit:
         return
     cv2.imwrite(str(out_dir / f"{name}.png"), frame if reading is None else annotate_reading(frame, reading))
+    cv2.imwrite(str(out_dir / f"{name}.raw.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 97])
 
 
 def _other(player: str) -> str:
@@ -344,7 +345,7 @@ def _other(player: str) -> str:
 
 def evaluate_footage(
     mat_path: str | Path,
-    max_turns: int = 8,
+    max_turns: int | None = 8,
     inject: str = "illegal:0.3,correction:0.5",
     style: str = "tournament",
     camera: str = "default",
@@ -352,12 +353,18 @@ def evaluate_footage(
     progress: Callable[[str], None] | None = None,
 ) -> dict:
     """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
-    waits for a clear, still board, and each stable reading is identified against the turn in play.
+    waits for a clear, still board and emits each new stable reading; the referee takes, for each turn,
+    the last stable reading before the next player starts moving (or before a correction starts), and
+    play identification is scored on it.
 
-    Scores: stable readings taken while a hand was over the board (must be 0), stable readings that
-    differ from the truth, turns whose play was identified, injected illegal plays flagged before the
-    correction.
+    A turn runs from its roll settling until the next mover picks up a checker: the last reading in that
+    span shows the play made (the board is clear between the pick-up of the dice and the next roll, and
+    while the next roll lies settled). For a turn with an injected illegal play, the last reading before
+    the correction is the illegal board, and it must be flagged. Readings taken while a hand covered the
+    playing surface are counted (they should not exist: the watcher waits for a clear board).
     """
+    import cv2
+
     from tablecompanion.rules import Position
     from tablecompanion.sim import Camera, Renderer
     from tablecompanion.sim.footage import iter_match_frames, script_match
@@ -369,72 +376,110 @@ def evaluate_footage(
     script = script_match(path)
     cam = Camera.preset(camera)
     renderer = Renderer(cam, style, "right", True)
-    watcher = BoardWatcher(truth_calibration(renderer))
+    calibration = truth_calibration(renderer)
+    watcher = BoardWatcher(calibration)
+    surface = np.zeros((cam.height, cam.width), np.uint8)
+    cv2.fillPoly(surface, [np.round(calibration.rect_polygon_image(calibration.geometry.surface, 8)).astype(np.int32)], 1)
+    surface = surface.astype(bool)
     turns: list[dict] = []
-    readings: list[dict] = []
-    illegal_windows: list[dict] = []
-    frames = 0
-    last_played: tuple | None = None  # the turn whose play the board now shows
+    stats = {"frames": 0, "stable_readings": 0, "with_hand": 0, "misread": 0, "turns": 0, "identified": 0,
+             "ambiguous": 0, "wrong": 0, "no_reading": 0, "illegal_injected": 0, "illegal_flagged": 0, "failures": []}
+    last_reading = None  # (frame, reading) of the latest stable reading
+    current = None  # (game, turn) whose roll settled last
+    open_turn = None  # a turn waiting for the next mover's first checker to be final
+    illegal_turns: set = set()
+    pre_correction: dict = {}
+
+    def settle(key, reading_entry) -> None:
+        by_turn = {(t["game"], t["turn"]): t for t in turns}
+        rec = by_turn.get(key)
+        if rec is None or rec["kind"] != "roll" or not rec.get("position_id_before") or rec.get("play") is None:
+            return
+        stats["turns"] += 1
+        if reading_entry is None:
+            stats["no_reading"] += 1
+            stats["wrong"] += 1
+            stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "why": "no stable reading"})
+            return
+        found = _identify_record(rec, reading_entry[1], Position)
+        expected = Position.from_position_id(rec["position_id_before"]).parse_play(rec["play"], tuple(rec["dice"])).result()
+        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
+            stats["identified"] += 1
+        elif found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
+            stats["ambiguous"] += 1
+        else:
+            stats["wrong"] += 1
+            stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "frame": reading_entry[0],
+                                      "verdict": found.verdict, "reason": found.reason})
+
     for frame, truth in iter_match_frames(path, seed, 30.0, inject, camera=cam, style=style, bottom="X",
                                           max_turns=max_turns, script=script, turns_out=turns):
-        frames += 1
+        stats["frames"] += 1
         for ev in truth["events"]:
-            if ev["type"] in ("play_made", "illegal_play"):
-                last_played = (ev["game"], ev["turn"])
-            elif ev["type"] == "game_start":
-                last_played = None
+            key = (ev.get("game"), ev.get("turn"))
+            if ev["type"] == "roll_settled":
+                current = key
+            elif ev["type"] == "checker_picked" and open_turn is not None and key != open_turn:
+                settle(open_turn, last_reading)
+                open_turn = None
+            elif ev["type"] in ("play_made", "illegal_play") and key == current:
+                open_turn = key
+            elif ev["type"] in ("game_over", "double"):
+                if open_turn is not None:
+                    settle(open_turn, last_reading)
+                    open_turn = None
             if ev["type"] == "illegal_play":
-                illegal_windows.append({"game": ev["game"], "turn": ev["turn"], "flagged": False, "open": True})
-            elif ev["type"] == "correction" and illegal_windows:
-                illegal_windows[-1]["open"] = False
+                illegal_turns.add(key)
+                stats["illegal_injected"] += 1
+                pre_correction[key] = None
+            if ev["type"] == "correction" and key in pre_correction and pre_correction[key] is None:
+                pre_correction[key] = last_reading or (None, None)
+        # a correction begins when the player picks up a checker while the illegal board stands
+        if truth["phase"] == "correcting" and current in pre_correction and pre_correction[current] is None:
+            pre_correction[current] = last_reading or (None, None)
         event = watcher.feed(frame)
         if event is None:
             continue
+        stats["stable_readings"] += 1
         mask = truth.get("hand_mask")
-        hand_on_board = bool(mask is not None and np.any(mask))
-        x_board, o_board = truth["board"]["X"], truth["board"]["O"]
-        played = last_played or (None, None)
-        readings.append({"frame": truth["frame"], "game": played[0], "turn": played[1],
-                         "phase": truth["phase"], "hand": hand_on_board, "reading": event.reading,
-                         "truth": (tuple(x_board), tuple(o_board)),
-                         "in_illegal": bool(illegal_windows and illegal_windows[-1]["open"])})
-    by_turn = {(t["game"], t["turn"]): t for t in turns}
-    stats = {"frames": frames, "stable_readings": len(readings), "with_hand": 0, "misread": 0,
-             "turns": 0, "identified": 0, "illegal_injected": len(illegal_windows), "illegal_flagged": 0}
-    identified_turns = set()
-    for r in readings:
-        stats["with_hand"] += r["hand"]
-        reading = r["reading"]
-        x_seen = reading.observation("light", "bottom")
-        if (tuple(x_seen.mover), tuple(x_seen.opponent)) != r["truth"]:
+        hand = bool(mask is not None and int(np.count_nonzero(mask & surface)) > 50)
+        stats["with_hand"] += hand
+        if hand:
+            stats["failures"].append({"frame": truth["frame"], "why": "stable reading with a hand over the surface",
+                                      "hand_px": int(np.count_nonzero(mask & surface))})
+        x_seen = event.reading.observation("light", "bottom")
+        if (tuple(x_seen.mover), tuple(x_seen.opponent)) != (tuple(truth["board"]["X"]), tuple(truth["board"]["O"])):
             stats["misread"] += 1
-        rec = by_turn.get((r["game"], r["turn"]))
-        if rec is None:
+        last_reading = (truth["frame"], event.reading)
+    if open_turn is not None and max_turns is None:
+        settle(open_turn, last_reading)  # the match's last play (footage cut short ends mid-turn: not scored)
+    by_turn = {(t["game"], t["turn"]): t for t in turns}
+    for key, entry in pre_correction.items():
+        rec = by_turn.get(key)
+        if rec is None or not entry or entry[1] is None:
             continue
-        if rec is None or rec["kind"] != "roll" or not rec.get("position_id_before") or rec.get("play") is None:
-            continue
-        before = Position.from_position_id(rec["position_id_before"])
-        mover_at = "bottom" if rec["player"] == "X" else "top"
-        found = identify_play(before, tuple(rec["dice"]), reading.observation("light" if mover_at == "bottom" else "dark", mover_at))
-        expected = before.parse_play(rec["play"], tuple(rec["dice"])).result()
-        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
-            identified_turns.add((r["game"], r["turn"]))
-        if r["in_illegal"] and found.verdict == "illegal":
-            for w in illegal_windows:
-                if (w["game"], w["turn"]) == (r["game"], r["turn"]):
-                    w["flagged"] = True
-    roll_turns = [t for t in turns if t["kind"] == "roll" and t.get("play") is not None and t.get("position_id_before")]
-    stats["turns"] = len(roll_turns)
-    stats["identified"] = sum((t["game"], t["turn"]) in identified_turns for t in roll_turns)
-    stats["illegal_flagged"] = sum(w["flagged"] for w in illegal_windows)
+        found = _identify_record(rec, entry[1], Position)
+        if found.verdict in ("illegal", "ambiguous"):
+            stats["illegal_flagged"] += 1
+        else:
+            stats["failures"].append({"game": key[0], "turn": key[1], "injected_illegal": True, "frame": entry[0],
+                                      "verdict": found.verdict})
     stats["summary"] = [
-        f"footage: {frames} frames of {path.name} ({style}, {camera} camera, inject {inject})",
-        f"stable readings: {stats['stable_readings']}, taken with a hand over the board: {stats['with_hand']}, "
+        f"footage: {stats['frames']} frames of {path.name} ({style}, {camera} camera, inject {inject})",
+        f"stable readings: {stats['stable_readings']}, taken with a hand over the playing surface: {stats['with_hand']}, "
         f"differing from the truth: {stats['misread']}",
-        f"turns identified from the stable readings: {stats['identified']}/{stats['turns']}",
+        f"turns identified from the last stable reading of the turn: {stats['identified']}/{stats['turns']}"
+        f" (ambiguous {stats['ambiguous']}, wrong {stats['wrong']}, of which no reading {stats['no_reading']})",
         f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/{stats['illegal_injected']}",
     ]
     if progress:
         for line in stats["summary"]:
             progress(line)
     return stats
+
+
+def _identify_record(rec: dict, reading, Position):
+    before = Position.from_position_id(rec["position_id_before"])
+    mover_at = "bottom" if rec["player"] == "X" else "top"
+    side = "light" if mover_at == "bottom" else "dark"
+    return identify_play(before, tuple(rec["dice"]), reading.observation(side, mover_at))

@@ -51,6 +51,7 @@ class CheckerConfig:
     max_fill_colour: float = 45.0  # Lab distance from the side's colour beyond which a slot is not filled
     pile_overlap: float = 0.75  # discs closer than this many diameters sit on one another
     twin_distance: float = 0.35  # discs closer than this many diameters are one checker's top and base
+    annulus: float = 0.65  # a filled slot must show the side's colour on this circle (radii) too, not only at its middle
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
 
 
@@ -191,6 +192,16 @@ def _patch_colours(lab: np.ndarray, xs, ys, rad: int) -> np.ndarray:
     ys = np.clip(np.asarray(ys, np.float64).astype(int), rad, h - 1 - rad)
     px = lab[ys[:, None, None] + offs[None, :, None], xs[:, None, None] + offs[None, None, :]]  # (N, k, k, 3)
     return np.median(px.reshape(len(xs), -1, 3), axis=1).astype(np.float32)
+
+
+def _annulus_colours(lab: np.ndarray, xs, ys, radius: float, samples: int = 16) -> np.ndarray:
+    """Median Lab colour on a circle of ``radius`` px around many centres: inside a checker it is the
+    checker's colour; around a die (much smaller) it is what the die lies on."""
+    h, w = lab.shape[:2]
+    a = np.linspace(0, 2 * np.pi, samples, endpoint=False)
+    px = np.clip(np.rint(np.asarray(xs, np.float32)[:, None] + radius * np.cos(a)).astype(int), 0, w - 1)
+    py = np.clip(np.rint(np.asarray(ys, np.float32)[:, None] + radius * np.sin(a)).astype(int), 0, h - 1)
+    return np.median(lab[py, px].astype(np.float32), axis=1)
 
 
 def _shadows(lab: np.ndarray, config: CheckerConfig) -> np.ndarray:
@@ -462,6 +473,8 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
             share, bx, by = np.where(better, d_share, share), np.where(better, d_bx, bx), np.where(better, d_by, by)
             gap_ok = np.ones_like(gap_ok)
         colours = _patch_colours(lab, bx, by, rad)
+        rims = _annulus_colours(lab, bx, by, config.annulus * r * scale)
+        middles = _patch_colours(lab, bx, by, max(2, int(0.2 * r * scale)))
         for i, p in enumerate(looks):
             side, occupied, last, k = walks[p]
             ring = float(share[i]) if gap_ok[i] else 0.0
@@ -470,9 +483,14 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
             if ring >= config.ring_fill:
                 fill = _nearest_side(colour, side_colour, side, config)
                 bg = background.get((p % 2, k))
-                looks_empty = bg is None or float(np.linalg.norm(colour - bg)) < config.min_colour_gap
+                # the slot's middle or its rim (a die shows its own colour only in the middle) like an empty slot
+                looks_empty = bg is None or min(float(np.linalg.norm(colour - bg)),
+                                                float(np.linalg.norm(rims[i] - bg))) < config.min_colour_gap
                 if fill is not None and looks_empty and ring < config.ring_sure:
                     fill = None  # the colour of an empty slot and only a partial ring: a die, a shadow
+                if fill is not None and (float(np.linalg.norm(rims[i] - side_colour[fill])) > config.max_fill_colour
+                                         or float(np.linalg.norm(rims[i] - middles[i])) > config.min_colour_gap):
+                    fill = None  # not one colour from the middle to the rim: a die with the ring of what is around it
             if fill is None:
                 continue  # the walk stops at the first empty slot
             added.append(Disc(float(bx[i]) / scale, float(by[i]) / scale, r,

@@ -35,8 +35,9 @@ class WatchConfig:
     motion_level: float = 4.0  # mean |grey difference| (0..255) between frames above which the board is moving
     motion_share: float = 0.004  # share of board pixels changed by more than ``pixel_change`` that is motion
     pixel_change: float = 28.0  # grey change of one pixel that counts as a change
-    arm_share: float = 0.01  # share of the frame band / middle strip changed since the last clear board
     blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
+    learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
+    absorb_frames: int = 150  # a still change of the band lasting this long is the table, not an arm (5 s at 30 fps)
 
 
 @dataclass
@@ -69,7 +70,8 @@ class BoardWatcher:
 
     def __post_init__(self) -> None:
         self._previous: np.ndarray | None = None
-        self._reference: np.ndarray | None = None  # small grey view of the last clear board
+        self._reference: np.ndarray | None = None  # the frame band as it looks with no arm over it (float)
+        self._stale: np.ndarray | None = None  # frames each band pixel has differed from the reference while still
         self._candidate: tuple | None = None
         self._count = 0
         self._emitted: tuple | None = None
@@ -81,6 +83,7 @@ class BoardWatcher:
     def reset(self) -> None:
         """Forget the board (a new game set up, the camera moved): the next stable reading is emitted."""
         self._previous = self._reference = self._candidate = self._emitted = None
+        self._stale = None
         self._count = 0
 
     def feed(self, frame: np.ndarray) -> WatchEvent | None:
@@ -90,13 +93,15 @@ class BoardWatcher:
             self._count = 0
             return None
         try:
-            small = _small_grey(frame, self.calibration)
+            colour = _small_lab(frame, self.calibration)
+            small = colour[:, :, 0]
         except BoardReadError as exc:
             self.state = WatchState(self._index, False, False, False, str(exc))
             self._count = 0
             return None
         moving = self._moving(small)
-        arm = self._arm(small)
+        arm = self._arm(colour)
+        self._learn_band(colour, moving)
         self._previous = small
         if moving or arm:
             self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
@@ -116,7 +121,6 @@ class BoardWatcher:
             self._candidate, self._count = key, 1
         self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
         if self._count >= self.config.settle_frames:
-            self._reference = small
             if key != self._emitted:
                 self._emitted = key
                 self.last = WatchEvent(self._index, reading, self._count)
@@ -131,11 +135,33 @@ class BoardWatcher:
         changed = float(np.mean(diff[board] > self.config.pixel_change))
         return float(np.mean(diff[board])) > self.config.motion_level or changed > self.config.motion_share
 
-    def _arm(self, small: np.ndarray) -> bool:
-        """Something over the frame band or the middle strip that the last clear board did not have."""
+    def _learn_band(self, small: np.ndarray, moving: bool) -> None:
+        """Keep the picture of the bare frame band: it follows slow light changes where the frame matches it,
+        never takes in an arm (which differs), and takes in a still change only after ``absorb_frames``
+        (a cube put down on the frame, a lamp switched on). The first frame seeds it."""
+        now = small.astype(np.float32)
+        if self._reference is None:
+            self._reference = now
+            self._stale = np.zeros(small.shape[:2], np.int32)
+            return
+        differs = np.abs(now - self._reference).sum(axis=2) > self.config.pixel_change
+        match = ~differs
+        self._reference[match] += self.config.learn_rate * (now[match] - self._reference[match])
+        if moving:
+            return
+        self._stale = np.where(differs, self._stale + 1, 0)
+        absorb = self._stale >= self.config.absorb_frames
+        if absorb.any():
+            self._reference[absorb] = now[absorb]
+            self._stale[absorb] = 0
+
+    def _arm(self, colour: np.ndarray) -> bool:
+        """A change from the board's outer edge inwards that the bare board does not have: an arm reaching
+        in. Colour counts as well as lightness (a dark sleeve over a dark frame); checkers moved, dice and
+        a cube put down change the board too, but not from its outer edge."""
         if self._reference is None:
             return False
-        diff = cv2.absdiff(small, self._reference)
+        diff = np.abs(colour.astype(np.float32) - self._reference).sum(axis=2)
         watch = self._masks["watch"]
         changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
         if not changed.any():
@@ -144,13 +170,19 @@ class BoardWatcher:
         min_px = self.config.blob_mm2 * SMALL_PX_PER_MM**2
         edge_labels = set(np.unique(labels[self._masks["edge"]]).tolist()) - {0}
         big = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px)
-        return big / max(1, int(watch.sum())) > self.config.arm_share
+        return big >= min_px
+
+
+def _small_lab(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
+    """The board top-down at ``SMALL_PX_PER_MM``, in Lab, lightly smoothed."""
+    warped = warp_board(frame, calibration, SMALL_PX_PER_MM)
+    if warped.ndim == 2:
+        warped = cv2.cvtColor(warped, cv2.COLOR_GRAY2BGR)
+    return cv2.GaussianBlur(cv2.cvtColor(warped, cv2.COLOR_BGR2LAB), (3, 3), 0.8)
 
 
 def _small_grey(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
-    warped = warp_board(frame, calibration, SMALL_PX_PER_MM)
-    grey = cv2.cvtColor(warped, cv2.COLOR_BGR2GRAY) if warped.ndim == 3 else warped
-    return cv2.GaussianBlur(grey, (3, 3), 0.8)
+    return _small_lab(frame, calibration)[:, :, 0]
 
 
 def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.ndarray]:
@@ -168,9 +200,8 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
 
     board = rect_mask(geo.outline)
     inner = rect_mask(geo.surface) | rect_mask(geo.tray("bottom")) | rect_mask(geo.tray("top"))
-    band = board & ~inner
     edge = board & ~rect_mask((4 / px_per_mm, 4 / px_per_mm, spec.width - 4 / px_per_mm, spec.height - 4 / px_per_mm))
-    return {"board": board, "watch": band, "edge": edge}
+    return {"board": board, "watch": board, "edge": edge}
 
 
 def _reading_key(reading: BoardReading) -> tuple:
