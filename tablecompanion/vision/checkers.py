@@ -475,6 +475,9 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
         colours = _patch_colours(lab, bx, by, rad)
         rims = _annulus_colours(lab, bx, by, config.annulus * r * scale)
         middles = _patch_colours(lab, bx, by, max(2, int(0.2 * r * scale)))
+        # the same point one slot further on, where it is free: the point's own empty colour in its own light
+        nk = [min(k + 1, capacity - 1) for k in ks]
+        beyond = _patch_colours(lab, sx[np.array(looks) - 1, nk], sy[np.array(looks) - 1, nk], rad)
         for i, p in enumerate(looks):
             side, occupied, last, k = walks[p]
             ring = float(share[i]) if gap_ok[i] else 0.0
@@ -482,12 +485,18 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
             fill = None
             if ring >= config.ring_fill:
                 fill = _nearest_side(colour, side_colour, side, config)
-                bg = background.get((p % 2, k))
+                refs = [background.get((p % 2, k))]
+                if k + 1 < capacity and not occupied[k + 1]:
+                    refs.append(beyond[i])
                 # the slot's middle or its rim (a die shows its own colour only in the middle) like an empty slot
-                looks_empty = bg is None or min(float(np.linalg.norm(colour - bg)),
-                                                float(np.linalg.norm(rims[i] - bg))) < config.min_colour_gap
-                if fill is not None and looks_empty and ring < config.ring_sure:
-                    fill = None  # the colour of an empty slot and only a partial ring: a die, a shadow
+                # of this colour on the board, or like this point further on (vignetting, a dim corner)
+                looks_empty = refs[0] is None or any(
+                    min(float(np.linalg.norm(colour - bg)), float(np.linalg.norm(rims[i] - bg))) < config.min_colour_gap
+                    for bg in refs if bg is not None)
+                if fill is not None and (looks_empty or not by_point[p]) and ring < config.ring_sure:
+                    # the colour of an empty slot, or a point where the circle finder saw nothing, and only a
+                    # partial ring: a die, a shadow, a triangle's edges in a dim corner
+                    fill = None
                 if fill is not None and (float(np.linalg.norm(rims[i] - side_colour[fill])) > config.max_fill_colour
                                          or float(np.linalg.norm(rims[i] - middles[i])) > config.min_colour_gap):
                     fill = None  # not one colour from the middle to the rim: a die with the ring of what is around it

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from tablecompanion.calibration import CalibrationError
 from tablecompanion.calibration.model import Calibration
 from tablecompanion.vision.board_reader import BoardReadError, BoardReading, read_board, warp_board
 from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig
@@ -95,7 +96,7 @@ class BoardWatcher:
         try:
             colour = _small_lab(frame, self.calibration)
             small = colour[:, :, 0]
-        except BoardReadError as exc:
+        except (BoardReadError, CalibrationError) as exc:
             self.state = WatchState(self._index, False, False, False, str(exc))
             self._count = 0
             return None

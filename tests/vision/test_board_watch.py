@@ -1,0 +1,72 @@
+"""The BoardWatcher: a reading only from a clear, still board, once per change; an arm held still over the
+board (a dark sleeve over the dark frame included) is occlusion, never a reading."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import pytest
+
+from tablecompanion.rules import Position
+from tablecompanion.sim import Camera, Hand, Renderer, Scene
+from tablecompanion.vision.board_eval import truth_calibration
+from tablecompanion.vision.occlusion import BoardWatcher
+
+cv2.setNumThreads(1)
+
+
+@pytest.fixture(scope="module")
+def table():
+    renderer = Renderer(Camera.preset("default", width=960, height=540), "tournament", "right", True)
+    before = Position.initial()
+    after = before.parse_play("13/7 8/7", (6, 1)).result()
+    scenes = {
+        "before": Scene.from_position(before, dice=()),
+        "after": Scene.from_position(after, dice=()),
+    }
+    return renderer, scenes, before, after
+
+
+def _frames(renderer, scene, n, seed=0):
+    """n frames of a still scene: two renders (their sensor noise differs) taken in turn."""
+    two = [renderer.render(scene, seed=seed + i)[0] for i in range(2)]
+    return [two[i % 2] for i in range(n)]
+
+
+def _bottom_arrays(event):
+    seen = event.reading.observation("light", "bottom")
+    return seen.mover, seen.opponent
+
+
+def test_a_still_arm_over_the_board_is_never_read_and_a_new_board_is_read_once(table):
+    renderer, scenes, before, after = table
+    watcher = BoardWatcher(truth_calibration(renderer))
+    events = [watcher.feed(f) for f in _frames(renderer, scenes["before"], 10)]
+    emitted = [e for e in events if e is not None]
+    assert len(emitted) == 1  # once, not on every frame
+    assert _bottom_arrays(emitted[0]) == (before.on_roll, before.opponent)
+
+    # the player reaches in and holds still over the board: dark sleeve, across the frame into the board
+    arm = Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6)
+    still_arm = replace(scenes["after"], hands=(arm,))
+    for f in _frames(renderer, still_arm, 20, seed=100):
+        assert watcher.feed(f) is None
+        assert watcher.state is not None and not watcher.state.clear
+    assert watcher.state.arm
+
+    # the arm goes: the new board is read once it has been clear for a few frames
+    events = [watcher.feed(f) for f in _frames(renderer, scenes["after"], 12, seed=200)]
+    emitted = [e for e in events if e is not None]
+    assert len(emitted) == 1
+    assert _bottom_arrays(emitted[0]) == (after.on_roll, after.opponent)
+
+
+def test_an_unreadable_frame_is_no_reading_and_no_crash(table):
+    renderer, scenes, _, _ = table
+    watcher = BoardWatcher(truth_calibration(renderer))
+    assert watcher.feed(None) is None
+    assert watcher.state is not None and watcher.state.reason == "empty frame"
+    small = cv2.resize(_frames(renderer, scenes["before"], 1)[0], (320, 180))
+    assert watcher.feed(small) is None  # wrong size for the calibration: a clear reason, no exception
+    assert not watcher.state.clear and watcher.state.reason
