@@ -87,6 +87,9 @@ class RollReaderConfig:
     grid_min_contrast: float = 15.0  # ... and its weakest pip contrast with the face this much (Lab L)
     grid_alone_contrast: float = 25.0  # the weakest pip's contrast when the grid reader's value stands alone
     two_dice_side: float = 2.2  # a blob longer than this many die sides may hold two dice
+    second_die_gap: float = 1.3  # a second die in one blob is searched this many die sides from the first
+    second_die_margin: float = 30.0  # ... and taken only with a clear face
+    second_die_contrast: float = 30.0
     grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
     grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
     trust_reader_alone: bool = False  # a value the per-photo reader gives that the grid reader cannot check
@@ -374,7 +377,7 @@ class RollReader:
             found = self._read_blob(frame, blob)
             for d in found:
                 if len(dice) < c.max_dice and not any(
-                        math.dist(d.board_mm, k.board_mm) < 0.6 * self.spec.die_size for k in dice):
+                        math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
                     dice.append(d)
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
@@ -469,9 +472,10 @@ class RollReader:
         # a blob of two dice (or one the per-photo reader missed): faces the grid reader finds away from
         # the dice already read
         while len(out) < 2 and (blob["side_mm"] > c.two_dice_side * die or not out):
-            excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.same_die * die * k) for o in out]
+            # a side face of a die already read shows pips ~1 side away: look further than that
+            excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in out]
             g = grid_read(crop, die * k, exclude=excl)
-            if g is None or g.margin < c.grid_min_margin or g.pip_contrast < c.grid_alone_contrast:
+            if g is None or g.margin < c.second_die_margin or g.pip_contrast < c.second_die_contrast:
                 break
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
             if not self._on_blob(d, blob) or any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
