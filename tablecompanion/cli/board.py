@@ -42,6 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--json", action="store_true")
     e.add_argument("--failures", metavar="DIR", help="write frames that were misread here")
+    e.add_argument("--footage", action="store_true", help="score the whole camera path (board watcher) on 30 fps "
+                   "footage of each match instead of single frames (slow: about 1 s of CPU per second of footage)")
+    e.add_argument("--photos", type=int, default=0, metavar="N",
+                   help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.set_defaults(func=_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -95,7 +99,39 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from tablecompanion.vision.board_eval import EvalError, evaluate_matches
+    from tablecompanion.vision.board_eval import EvalError, evaluate_footage, evaluate_matches, evaluate_photos
+
+    say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.photos:
+        report = evaluate_photos(args.photos, seed=args.seed, progress=say, failures_dir=args.failures)
+        print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))
+        return 0
+    if args.footage:
+        from tablecompanion.vision.board_eval import DEFAULT_MATCHES
+
+        folder = Path(args.matches) if args.matches else DEFAULT_MATCHES
+        mats = sorted(folder.glob("*.mat"))[args.skip_matches:args.skip_matches + args.limit_matches]
+        if not mats:
+            print(f"error: no .mat files found in {folder}", file=sys.stderr)
+            return 2
+        styles = [s for s in args.styles.split(",") if s]
+        cameras = [c for c in args.cameras.split(",") if c]
+        combos = [(s, c) for c in cameras for s in styles]
+        reports = []
+        for i, mat in enumerate(mats):
+            style, camera = combos[i % len(combos)]
+            try:
+                reports.append(evaluate_footage(mat, max_turns=args.max_turns, style=style, camera=camera,
+                                                seed=args.seed, progress=say))
+            except EvalError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        if args.json:
+            print(json.dumps([{k: v for k, v in r.items()} for r in reports], indent=1, default=str))
+        else:
+            for r in reports:
+                print("\n".join(r["summary"]))
+        return 0
 
     try:
         report = evaluate_matches(

@@ -52,6 +52,7 @@ class CheckerConfig:
     pile_overlap: float = 0.75  # discs closer than this many diameters sit on one another
     twin_distance: float = 0.35  # discs closer than this many diameters are one checker's top and base
     annulus: float = 0.65  # a filled slot must show the side's colour on this circle (radii) too, not only at its middle
+    fill_unseen_points: bool = False  # let the row walk start a point where no circle was found
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
 
 
@@ -493,6 +494,8 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
                 looks_empty = refs[0] is None or any(
                     min(float(np.linalg.norm(colour - bg)), float(np.linalg.norm(rims[i] - bg))) < config.min_colour_gap
                     for bg in refs if bg is not None)
+                if fill is not None and not by_point[p] and not config.fill_unseen_points:
+                    fill = None  # the circle finder saw nothing on this point: a ring alone is wood grain or an edge
                 if fill is not None and (looks_empty or not by_point[p]) and ring < config.ring_sure:
                     # the colour of an empty slot, or a point where the circle finder saw nothing, and only a
                     # partial ring: a die, a shadow, a triangle's edges in a dim corner

@@ -123,24 +123,27 @@ def unseen_checkers(result: Position, seen: BoardObservation, before: Position |
     point the play put checkers on that shows none is not a miss but a checker gone elsewhere."""
     missing = extra = 0
     rows = []
+    # bearing off, a mover's checker gone from a point may have been borne off (wrongly): only a point still
+    # showing some of its checkers can have been half-missed by the camera
+    bearing_off = before is not None and not any(before.on_roll[6:])
     for point in range(1, 25):
         if point not in seen.uncertain:
             pile = point in seen.at_least
             rows.append((result.on_roll[point - 1], seen.mover[point - 1], pile,
-                         None if before is None else before.on_roll[point - 1]))
+                         None if before is None else before.on_roll[point - 1], bearing_off))
             rows.append((result.opponent[24 - point], seen.opponent[24 - point], pile,
-                         None if before is None else before.opponent[24 - point]))
+                         None if before is None else before.opponent[24 - point], False))
     if 25 not in seen.uncertain:
         pile = 25 in seen.at_least
         rows.append((result.on_roll[BAR_INDEX], seen.mover[BAR_INDEX], pile,
-                     None if before is None else before.on_roll[BAR_INDEX]))
+                     None if before is None else before.on_roll[BAR_INDEX], bearing_off))
         rows.append((result.opponent[BAR_INDEX], seen.opponent[BAR_INDEX], pile,
-                     None if before is None else before.opponent[BAR_INDEX]))
-    for expected, got, pile, earlier in rows:
+                     None if before is None else before.opponent[BAR_INDEX], False))
+    for expected, got, pile, earlier, strict in rows:
         if got > expected:
             extra += got - expected
         elif got < expected and not pile:
-            if earlier is None or earlier == expected or got > 0:
+            if got > 0 or (not strict and (earlier is None or earlier == expected)):
                 missing += expected - got
             else:
                 extra += expected - got

@@ -157,3 +157,16 @@ def test_more_checkers_read_than_a_side_has_is_illegal_not_a_crash():
     found = identify_play(start, (3, 1), seen)
     assert found.verdict in ("illegal", "ambiguous")
     assert found.reason
+
+
+def test_a_wrong_bear_off_is_not_taken_for_a_checker_the_camera_missed():
+    """4-3 bearing off from 6, 4, 2, 1: 6/3 4/off is legal; 6/4 4/off (a checker gone from 6) is not, though
+    the board then looks like the position before with one checker unseen."""
+    before = Position.from_position_id("WgIAQEkAAAAAAA")
+    assert not any(before.on_roll[6:])
+    mover = list(before.on_roll)
+    mover[5] -= 1  # the checker on 6 moved to 4 and the one on 4 borne off: 4 keeps one, 6 is empty
+    found = identify_play(before, (4, 3), BoardObservation(tuple(mover), before.opponent))
+    assert found.verdict == "illegal"
+    legal = before.parse_play("6/3 4/off", (4, 3)).result()
+    assert identify_play(before, (4, 3), BoardObservation.from_position(legal)).verdict == "legal"
