@@ -5,6 +5,11 @@ Dice moving → still for ``still_frames`` frames → the dice are read once →
 still frame is also compared with the last quiet view of the table: when a large part of it differs
 (a hand or an arm is over the board) the watcher waits instead of reading. When the dice of a settled
 roll are gone, ``DicePickedUp``.
+
+A reader that knows the board (``vision.roll_reader.RollReader``, or the camera's ``DiceLocator`` with it
+behind) answers ``verdict_for(readings, roller, opening, expected)``; the watcher then takes its
+placements and reason (a die resting on a checker, touching the rail...) instead of judging the
+readings' centres itself.
 """
 
 from __future__ import annotations

@@ -1,0 +1,60 @@
+"""The void-verdict harness: cases cover every kind, camera and style; scoring counts what it says."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from tablecompanion.vision.roll_eval import (
+    BOARD_STYLES, KINDS, PRESETS, EvalResult, make_cases, score_case,
+)
+from tablecompanion.vision.roll_reader import RollReading
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_cases_cover_every_kind_camera_and_board_style_with_good_rolls_weighted():
+    cases = make_cases(320)
+    kinds = Counter(c.kind for c in cases)
+    assert set(kinds) == set(KINDS)
+    assert kinds["flat"] > 5 * kinds["cocked"]
+    assert {c.preset for c in cases} == set(PRESETS) and {c.style for c in cases} == set(BOARD_STYLES)
+    assert all(c.values[0] != c.values[1] for c in cases if c.kind == "opening")
+    assert [c.seed for c in make_cases(20, seed=4)] == [c.seed for c in make_cases(20, seed=4)]
+
+
+def _truth(*states_values):
+    return {"dice": [{"valid": s == "flat", "top_value": v, "state": s} for s, v in states_values]}
+
+
+def test_scoring_counts_invalid_accepted_and_good_called_void():
+    res = EvalResult()
+    cases = make_cases(20)
+    good = next(c for c in cases if c.kind == "flat")
+    bad = next(c for c in cases if c.kind == "across-bar")
+    from tablecompanion.vision.roll_reader import DieSeen
+
+    def die(v):
+        return DieSeen(v, "flat", "ok", (0.0, 0.0), (0.0, 0.0), 1.0)
+
+    score_case(res, good, RollReading((die(6), die(3)), "valid", "6-3"), _truth(("flat", 3), ("flat", 6)))
+    score_case(res, good, RollReading((die(6), die(2)), "valid", "6-2"), _truth(("flat", 3), ("flat", 6)))
+    score_case(res, good, RollReading((), "unclear", "die 1 unclear"), _truth(("flat", 3), ("flat", 6)))
+    score_case(res, bad, RollReading((die(6), die(3)), "valid", "6-3"), _truth(("across-bar", 3), ("flat", 6)))
+    score_case(res, bad, RollReading((), "void", "die 1 across the bar"), _truth(("across-bar", 3), ("flat", 6)))
+    d = res.to_dict()
+    assert (d["good_rolls"], d["good_accepted_right_values"], d["good_accepted_wrong_values"]) == (3, 1, 1)
+    assert d["good_called_unclear"] == 1 and d["good_called_void"] == 0
+    assert (d["invalid_rolls"], d["invalid_accepted_as_valid"], d["invalid_accepted_except_open_space_tilt"]) == (2, 1, 1)
+    assert d["per_kind"]["across-bar"] == {"ACCEPTED": 1, "right": 1}
+
+
+def test_roll_eval_cli_runs_a_few_cases():
+    out = subprocess.run([sys.executable, "-m", "tablecompanion", "roll", "eval", "--cases", "2", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["cases"] == 2 and d["good_rolls"] + d["invalid_rolls"] == 2
