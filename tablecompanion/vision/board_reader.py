@@ -18,7 +18,7 @@ from tablecompanion.calibration import Calibration, CalibrationError
 from tablecompanion.calibration.find_board import find_board
 from tablecompanion.rules import Position
 from tablecompanion.rules.errors import RulesError
-from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig, CheckerReading, SIDES, read_checkers
+from tablecompanion.vision.checkers import CHECKERS_PER_SIDE, DEFAULT_CONFIG, SIDES, CheckerConfig, CheckerReading, read_checkers
 from tablecompanion.vision.identify import BoardObservation
 
 
@@ -41,12 +41,13 @@ class BoardReading:
         ``{"side": null, "count": 0}``), ``bar`` and ``off`` per side, ``uncertain`` point numbers, and
         ``position_id`` (gnubg, bottom player on roll) when all 30 checkers are accounted for, else null."""
         c = self.checkers
+        points, off = self.completed()
         position = self.bottom_position()
         return {
-            "points": {str(p): {"side": c.points[p][0] if c.points[p][1] else None, "count": int(c.points[p][1])}
+            "points": {str(p): {"side": points[p][0] if points[p][1] else None, "count": int(points[p][1])}
                        for p in range(1, 25)},
             "bar": {s: int(c.bar.get(s, 0)) for s in SIDES},
-            "off": {s: int(c.off.get(s, 0)) for s in SIDES},
+            "off": {s: int(off.get(s, 0)) for s in SIDES},
             "uncertain": sorted(int(p) for p in c.uncertain if 1 <= p <= 24),
             "position_id": position.position_id() if position is not None else None,
         }
@@ -54,18 +55,19 @@ class BoardReading:
     def describe(self) -> str:
         """The reading as a person reads it: points top row then bottom row, bar, off, the Position ID."""
         c = self.checkers
+        points, off = self.completed()
         lines = [f"board found by {self.calibration.source}; points numbered for the bottom player, "
                  f"home boards on the {self.calibration.geometry.home}"]
         for label, row in (("top", range(13, 25)), ("bottom", range(12, 0, -1))):
             cells = []
             for point in row:
-                side, n = c.points[point]
+                side, n = points[point]
                 mark = "?" if point in c.uncertain else ""
                 cells.append(f"{point}:{'-' if not n else f'{n}{side[0].upper()}'}{mark}")
             lines.append(f"{label:>6}  " + " ".join(cells))
         lines.append("   bar  " + ", ".join(f"{s} {c.bar.get(s, 0)}" for s in SIDES))
         seen = "seen in trays" if c.off_seen else "inferred: 15 less those on the board"
-        lines.append("   off  " + ", ".join(f"{s} {c.off.get(s, 0)}" for s in SIDES) + f" ({seen})")
+        lines.append("   off  " + ", ".join(f"{s} {off.get(s, 0)}" for s in SIDES) + f" ({seen})")
         if c.uncertain:
             lines.append(f"uncertain points: {', '.join(str(p) for p in sorted(c.uncertain))}")
         bottom = self.bottom_side()
@@ -77,6 +79,34 @@ class BoardReading:
         else:
             lines.append("Position ID: none (not every checker is accounted for)")
         return "\n".join(lines)
+
+    def completed(self) -> tuple[dict[int, tuple[str | None, int]], dict[str, int]]:
+        """Points and borne-off counts with the checkers a pile hides put back where they must be.
+
+        A pile seen from above shows as the row beneath it (its count is a lower bound). A side with fewer
+        than 15 checkers seen, no tray in view, a single pile and a checker still outside its home board
+        (so nothing can have been borne off) has the missing checkers in that pile. Anything else is left
+        as read."""
+        c = self.checkers
+        points = dict(c.points)
+        off = dict(c.off)
+        if c.off_seen or not c.piles:
+            return points, off
+        bottom = self.bottom_side()
+        for side in SIDES:
+            seen = sum(n for s, n in points.values() if s == side) + c.bar.get(side, 0)
+            deficit = CHECKERS_PER_SIDE - seen
+            piles = [p for p in c.piles if 1 <= p <= 24 and points[p][0] == side and points[p][1]]
+            if deficit <= 0 or len(piles) != 1 or bottom is None:
+                continue
+            home = range(1, 7) if (side == bottom) else range(19, 25)
+            outside = c.bar.get(side, 0) > 0 or any(s == side and n and p not in home for p, (s, n) in points.items())
+            if not outside:
+                continue  # bearing off: the missing checkers may be borne off
+            point = piles[0]
+            points[point] = (side, points[point][1] + deficit)
+            off[side] = 0
+        return points, off
 
     def bottom_side(self) -> str | None:
         """The colour of the bottom player: the one whose checkers are further on their way home.
@@ -121,9 +151,17 @@ class BoardReading:
         side = self.bottom_side()
         if side is None or self.checkers.uncertain:
             return None
+        points, _ = self.completed()
+        other = SIDES[1 - SIDES.index(side)]
+        mover, opponent = [0] * 25, [0] * 25
+        for point, (s, n) in points.items():
+            if s == side:
+                mover[point - 1] = n
+            elif s == other:
+                opponent[24 - point] = n
+        mover[24], opponent[24] = self.checkers.bar.get(side, 0), self.checkers.bar.get(other, 0)
         try:
-            obs = self.observation(side, "bottom")
-            return Position.from_board(obs.mover, obs.opponent)
+            return Position.from_board(mover, opponent)
         except (ValueError, RulesError):
             return None
 

@@ -223,3 +223,17 @@ def test_no_board_in_the_picture_exits_non_zero_without_a_traceback(tmp_path):
     assert "Traceback" not in run.stderr
     assert "no board found" in run.stderr
     assert run.stdout.strip() == ""
+
+
+def test_a_pile_is_counted_from_the_checkers_it_must_hide(tmp_path, capsys):
+    """Seven on the 6-point: a row of five with two piled on it. Seen from above the pile is the row; with
+    checkers still outside the home board none can be borne off, so the two missing ones are in the pile."""
+    position = Position.initial().parse_play("8/6(2) 13/11(2)", (2, 2)).result()
+    assert position.on_roll[5] == 7
+    path, scene, renderer, truth = _render(tmp_path, position, "tournament", "default", seed=6)
+    data = _profile(tmp_path, renderer, truth, "t")
+    out = _run_json(capsys, str(path), "--profile", "t", "--data-dir", str(data))
+    assert out["points"]["6"] == {"side": "light", "count": 7}
+    assert out["points"] == _truth_points(scene)
+    assert out["off"] == {"light": 0, "dark": 0}
+    assert out["position_id"] == position.position_id()
