@@ -44,7 +44,7 @@ class CheckerConfig:
     min_colour_gap: float = 28.0  # Lab distance below which two clusters are one colour
     edge_strength: float = 60.0  # summed |radial Lab gradient| (Sobel) that counts as an edge
     ring_found: float = 0.4  # share of the ring with edges a Hough find needs to be kept
-    ring_fill: float = 0.62  # share of the ring with edges a missed slot of a distinct colour needs
+    ring_fill: float = 0.86  # share of the ring with edges a missed slot of a distinct colour needs
     ring_sure: float = 0.86  # share a missed slot needs when its colour is like the empty point's
     ring_search_mm: float = 3.0  # centre search around a slot or find, mm
     max_gap: float = 0.25  # longest arc without an edge a checker's ring may have (share of the circle)
@@ -53,6 +53,10 @@ class CheckerConfig:
     twin_distance: float = 0.35  # discs closer than this many diameters are one checker's top and base
     annulus: float = 0.65  # a filled slot must show the side's colour on this circle (radii) too, not only at its middle
     fill_unseen_points: bool = False  # let the row walk start a point where no circle was found
+    inner_radius: float = 0.45  # radii: where a checker's face is smooth and a die's edges lie
+    inner_clutter: float = 0.35  # share of that small circle with edges beyond which a slot holds no checker
+    dark_canny: float = 60.0  # the shadows view's edges are faint: Canny and accumulator thresholds of its own
+    dark_accumulator: float = 14.0
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
 
 
@@ -241,8 +245,8 @@ def find_discs(warped: np.ndarray, geometry: BoardGeometry, config: CheckerConfi
             cv2.HOUGH_GRADIENT,
             dp=1,
             minDist=max(2.0, merge_px),
-            param1=config.canny_high,
-            param2=config.accumulator,
+            param1=config.canny_high if channel < 3 else config.dark_canny,
+            param2=config.accumulator if channel < 3 else config.dark_accumulator,
             minRadius=max(3, int(config.min_radius * r_px)),
             maxRadius=int(np.ceil(config.max_radius * r_px)),
         )
@@ -288,6 +292,23 @@ def label_sides(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> li
     return [_with_side(d, side) for d in discs]
 
 
+def drop_strays(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> list[Disc]:
+    """Circles with only a partial ring whose colour is off their side's: wood grain, a triangle's tip
+    against the frame, a shadow's edge. A checker of either side with a part of its rim hidden keeps its
+    colour; what is neither side's colour and not ringed all round is not a checker."""
+    if len(discs) < 3:
+        return discs
+    colour = {s: np.median(np.array([d.lab for d in discs if d.side == s and d.ring >= config.ring_sure], np.float32), axis=0)
+              for s in SIDES if sum(1 for d in discs if d.side == s and d.ring >= config.ring_sure) >= 2}
+    kept = []
+    for d in discs:
+        ref = colour.get(d.side)
+        if ref is not None and d.ring < config.ring_sure and float(np.linalg.norm(np.array(d.lab) - ref)) > config.min_colour_gap:
+            continue
+        kept.append(d)
+    return kept
+
+
 def _with_side(d: Disc, side: str) -> Disc:
     return Disc(d.x, d.y, d.r, d.lab, side, d.found, d.ring)
 
@@ -323,7 +344,9 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
         if kind == "point" and point is not None:
             by_point[point].append(d)
         elif kind == "bar":
-            on_bar.append(d)
+            x0, _, x1, _ = geometry.bar
+            if abs(d.x - (x0 + x1) / 2) <= (x1 - x0) / 2 - 0.35 * geometry.spec.checker_diameter:
+                on_bar.append(d)  # a circle astride the bar's edge is a checker beside it seen twice, or wood
     for d in _merge_twins(on_bar, geometry, config):
         bar[d.side] += 1
     points: dict[int, tuple[str | None, int]] = {}
@@ -383,7 +406,7 @@ def read_checkers(warped: np.ndarray, geometry: BoardGeometry, config: CheckerCo
     edges = _Edges(lab, config)
     shadows = _shadows(lab, config)
     dark = (shadows, _Edges(shadows, config))
-    discs = label_sides(find_discs(warped, geometry, config, lab, edges, dark), config)
+    discs = drop_strays(label_sides(find_discs(warped, geometry, config, lab, edges, dark), config), config)
     discs = complete_rows(warped, discs, geometry, config, lab, edges, dark[1])
     return count_regions(discs, geometry, config)
 
@@ -450,9 +473,13 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
             walks[p][3] = k
             if k >= capacity:
                 continue
+            colour = None
             if k < last and side is not None:
-                # a gap inside a row: the checker is there, the circle was not found
                 colour = _patch_colours(lab, sx[p - 1, k:k + 1], sy[p - 1, k:k + 1], rad)[0]
+                if side in side_colour and float(np.linalg.norm(colour - side_colour[side])) > config.max_fill_colour:
+                    colour = None  # not the side's colour: the row has a hole, or the disc beyond it is a stray
+            if colour is not None:
+                # a gap inside a row: the checker is there, the circle was not found
                 added.append(Disc(float(sx[p - 1, k]) / scale, float(sy[p - 1, k]) / scale, r,
                                   tuple(float(v) for v in colour), side, False, 0.0))  # type: ignore[arg-type]
                 occupied[k] = True
@@ -476,6 +503,9 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
         colours = _patch_colours(lab, bx, by, rad)
         rims = _annulus_colours(lab, bx, by, config.annulus * r * scale)
         middles = _patch_colours(lab, bx, by, max(2, int(0.2 * r * scale)))
+        # a checker's face is smooth inside its rim; a die lying there puts its own edges on a small circle
+        inner = np.maximum(edges.score_many(bx, by, config.inner_radius * r * scale, 0.0)[0],
+                           edges.score_many(bx, by, 0.3 * r * scale, 0.0)[0])
         # the same point one slot further on, where it is free: the point's own empty colour in its own light
         nk = [min(k + 1, capacity - 1) for k in ks]
         beyond = _patch_colours(lab, sx[np.array(looks) - 1, nk], sy[np.array(looks) - 1, nk], rad)
@@ -500,6 +530,8 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
                     # the colour of an empty slot, or a point where the circle finder saw nothing, and only a
                     # partial ring: a die, a shadow, a triangle's edges in a dim corner
                     fill = None
+                if fill is not None and inner[i] > config.inner_clutter:
+                    fill = None  # edges inside the face: a die (or the cube) in the slot, not a checker
                 if fill is not None and (float(np.linalg.norm(rims[i] - side_colour[fill])) > config.max_fill_colour
                                          or float(np.linalg.norm(rims[i] - middles[i])) > config.min_colour_gap):
                     fill = None  # not one colour from the middle to the rim: a die with the ring of what is around it
