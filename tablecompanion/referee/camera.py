@@ -158,6 +158,20 @@ class DiceLocator:
         return [d.as_reading() for d in rr.dice]
 
     @property
+    def use_reference(self):
+        """``RollWatcher``'s hook: the still board just before the throw, for the roll reader only (the
+        empty-table view that pick-ups are judged against stays the runner's)."""
+        return self._roll_reference if self.roll_reader is not None else None
+
+    def _roll_reference(self, frame) -> None:
+        if self.settled:
+            return  # dice down: nothing is read, the settled dice are only followed
+        try:
+            self.roll_reader.set_reference(frame)
+        except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference
+            log.debug("roll reader reference refused: %s", exc)
+
+    @property
     def verdict_for(self):
         """The roll reader's placements and verdict (``RollWatcher`` asks its reader), or None without it."""
         return self.roll_reader.verdict_for if self.roll_reader is not None else None

@@ -58,6 +58,7 @@ class RollReaderConfig:
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
     max_blob_side: float = 5.5  # a blob longer than this many die sides is not one or two dice
+    max_blob_short: float = 2.4  # ... nor one this wide every way (a checker is 2.75 sides across)
     max_blob_area: float = 8.0  # ... nor one covering more than this many die faces (two dice and shadows
     # seen from a steep angle cover ~6.5)
     occlusion_area: float = 40.0  # changed area (die faces) that means a hand or an arm is in view
@@ -92,7 +93,10 @@ class RollReaderConfig:
     second_die_contrast: float = 30.0
     grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
     grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
-    trust_reader_alone: bool = False  # a value the per-photo reader gives that the grid reader cannot check
+    trust_reader_alone: bool = False
+    # a die-sized change that neither reader reads counts as an unclear die (off: it is no die; a roll
+    # then shows fewer than two dice and is void anyway, and a stale reference's ghosts stay harmless)
+    unread_blob_is_die: bool = False  # a value the per-photo reader gives that the grid reader cannot check
 
 
 @dataclass(frozen=True)
@@ -348,7 +352,7 @@ class RollReader:
             rect = cv2.minAreaRect(mm.astype(np.float32))
             side = max(rect[1])
             blobs.append({"box": (x / s, y / s, (x + bw) / s, (y + bh) / s), "area_mm": area_mm,
-                          "side_mm": float(side), "centre_mm": (float(cx), float(cy)), "label": i,
+                          "side_mm": float(side), "short_mm": float(min(rect[1])), "centre_mm": (float(cx), float(cy)), "label": i,
                           "mask": labels[y:y + bh, x:x + bw] == i, "mask_at": (x, y)})
         blobs.sort(key=lambda b: -b["area_mm"])
         return blobs, total
@@ -372,6 +376,7 @@ class RollReader:
         dice: list[DieSeen] = []
         for blob in blobs:
             if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
+                    blob["short_mm"] > c.max_blob_short * self.spec.die_size or \
                     blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
                 continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
             found = self._read_blob(frame, blob)
@@ -443,10 +448,8 @@ class RollReader:
             if side and not (c.min_size * die <= side <= c.max_size * die):
                 continue  # not die-sized on the top plane (a checker's rim, a cube's digits)
             mm = (r.centre[0] / k + x0, r.centre[1] / k + y0)
-            u, v = self.plane_to_image([mm])[0] * s
-            u, v = int(u) - mx, int(v) - my
-            near = bmask[max(0, v - 2):v + 3, max(0, u - 2):u + 3]
-            if near.size and near.any():  # on the changed blob: a checker's highlight beside a die is no die
+            probe = DieSeen(r.value, r.status, "unknown", tuple(self.plane_to_image([mm])[0]), mm, 0.0)
+            if self._on_blob(probe, blob):  # on the changed blob: a checker's highlight beside a die is no die
                 kept.append((r, mm))
         # one die per die-sized cluster of readings: a side face's pips read as a second "die" beside it
         groups: list[list] = []
@@ -467,6 +470,10 @@ class RollReader:
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
             g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box))
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
+            if r is None and d.status != "flat":
+                continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
+            if self._ghost(g, (x0, y0, x1, y1), box, u, v):
+                continue
             if self._on_blob(d, blob) and not any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
                 out.append(d)
         # a blob of two dice (or one the per-photo reader missed): faces the grid reader finds away from
@@ -478,20 +485,38 @@ class RollReader:
             if g is None or g.margin < c.second_die_margin or g.pip_contrast < c.second_die_contrast:
                 break
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
+            if self._ghost(g, (x0, y0, x1, y1), 0.3 * die * k, g.centre[0], g.centre[1]):
+                break
             if not self._on_blob(d, blob) or any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
                 break
             out.append(d)
-        if not out and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+        if not out and c.unread_blob_is_die and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
 
+    def _ghost(self, g: "GridReading | None", rect_mm, box: float, u: float, v: float) -> bool:
+        """The reference shows a die face here at least as clearly: the last throw's die, picked up since
+        (a re-throw starts before the table is still, so its reference may still hold the old dice)."""
+        if g is None or self.reference_full is None:
+            return False
+        ref_crop = self.rectified(self.reference_full, rect_mm)
+        gr = grid_read(ref_crop, self.spec.die_size * self.config.rect_px_per_mm,
+                       centre_box=(u - box, v - box, u + box, v + box))
+        return gr is not None and gr.margin >= self.config.grid_agree_margin and \
+            gr.pip_contrast >= max(self.config.grid_min_contrast, 0.8 * g.pip_contrast)
+
     def _on_blob(self, d: DieSeen, blob: dict) -> bool:
-        """The die's top face lies on this changed blob (a face found beside it belongs to another blob)."""
+        """The die's top face lies on this changed blob's outline (a face found beside it belongs to another
+        blob; a white face on a cream point changes only at its edges, so the outline, not the pixels)."""
         s = self.config.diff_scale
         mx, my = blob["mask_at"]
-        u, v = int(d.centre[0] * s) - mx, int(d.centre[1] * s) - my
-        near = blob["mask"][max(0, v - 2):v + 3, max(0, u - 2):u + 3]
-        return bool(near.size and near.any())
+        hull = blob.get("hull")
+        if hull is None:
+            ys, xs = np.nonzero(blob["mask"])
+            hull = blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
+        tol = 0.25 * self.die_px_at(*d.board_mm) * s + 1.0
+        pt = (float(d.centre[0] * s - mx), float(d.centre[1] * s - my))
+        return cv2.pointPolygonTest(hull, pt, True) >= -tol
 
     def _die_from(self, r: DiceReading | None, g: "GridReading | None", mm, origin, blob: dict, extra: int = 0) -> DieSeen:
         """One die from the per-photo reader's reading and the grid reader's, on the top-plane crop."""
@@ -602,6 +627,10 @@ class RollReader:
         return dice
 
     # -- RollWatcher reader protocol -----------------------------------------------------------------
+    def use_reference(self, frame: np.ndarray) -> None:
+        """``RollWatcher``'s hook: the last still frame before the throw began is this roll's reference."""
+        self.set_reference(frame)
+
     def verdict_for(self, readings: Sequence[DiceReading], roller: Player = "bottom", opening: bool = False,
                     expected: int = 2) -> tuple[list[Placement], str, str]:
         """Placements and the verdict ("valid"/"void") of readings this reader returned, for ``roller``:
@@ -804,6 +833,15 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
         t = math.radians(turn)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         face_pts = [(_LATTICE[i] @ rot.T) * pitch * side_px for i in range(9) if i not in pattern]
+        # between two neighbouring pips the face is blank: a line (a triangle's tip, a board's inlay) lit
+        # all along is no row of pips
+        mids = [((_LATTICE[a] + _LATTICE[b]) / 2) @ rot.T * pitch * side_px for a in pattern for b in pattern
+                if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5]
+        if mids:
+            mid_resp = max(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
+                           for mx, my in mids)
+            if mid_resp > 0.5 * weakest:
+                continue
         cols = []
         for fx, fy in face_pts:
             x, y = int(round(u + fx)), int(round(v + fy))

@@ -118,6 +118,8 @@ class RollWatcher:
         self._settled: tuple[DiceReading, ...] | None = None
         self._occluded = False
         self.last_motion = 0.0
+        self._quiet_frame: np.ndarray | None = None  # the latest frame after still_frames quiet ones
+        self.before_motion: np.ndarray | None = None  # the still board just before the latest motion
         self.frames_seen = 0
         self.bad_frames = 0
 
@@ -153,10 +155,14 @@ class RollWatcher:
         self._prev = small
         self.last_motion = motion
         if motion > self.config.moving_fraction:
+            if self._still >= self.config.still_frames and self._quiet_frame is not None:
+                self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
             self._still = 0
             self._moved = True
             return []
         self._still += 1
+        if self._still >= self.config.still_frames:
+            self._quiet_frame = frame
         if self._still < self.config.still_frames or not self._moved:
             return []
         # quiet long enough after some motion: decide once
@@ -167,6 +173,9 @@ class RollWatcher:
                 events.append(Occluded(idx, t))
             self._occluded = True
             return events
+        use_reference = getattr(self.reader, "use_reference", None)
+        if callable(use_reference) and self.before_motion is not None:
+            use_reference(self.before_motion)  # a board-aware reader compares with the board before the throw
         readings = tuple(self.reader(frame, self.dice_config))
         if occlusion > self.config.occlusion_fraction and not readings:
             # large change and no dice: most likely a hand at rest, wait for it to go
