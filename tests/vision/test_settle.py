@@ -6,9 +6,12 @@ import cv2
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry
-from tablecompanion.vision.dice import DiceReading
+from tablecompanion.vision.dice import DiceConfig, DiceReading
 from tablecompanion.vision.dice_synth import DieSpec, draw_die, table
 from tablecompanion.vision.settle import DicePickedUp, Occluded, RollSettled, RollWatcher, SettleConfig, judge_roll
+
+# the watcher's logic is tested with the pip-counting reader (the network reader is the dice area's own)
+PIPS = DiceConfig(model="pips")
 
 FPS = 30.0
 BG = table(seed=3)
@@ -46,7 +49,7 @@ def _run(watcher, frames, start=0):
 
 
 def test_one_roll_event_soon_after_the_dice_stop():
-    w = RollWatcher()
+    w = RollWatcher(dice_config=PIPS)
     moving, rest = _roll()
     frames = [_frame()] * 10 + moving + [_frame(rest)] * 20
     events = _run(w, frames)
@@ -60,7 +63,7 @@ def test_one_roll_event_soon_after_the_dice_stop():
 
 
 def test_hand_over_the_dice_is_occlusion_and_picking_up_is_an_event():
-    w = RollWatcher()
+    w = RollWatcher(dice_config=PIPS)
     moving, rest = _roll((5, 2))
     frames = [_frame()] * 8 + moving + [_frame(rest)] * 10
     # a hand comes in over the dice, rests there, and goes away without touching them
@@ -79,7 +82,7 @@ def test_hand_over_the_dice_is_occlusion_and_picking_up_is_an_event():
 
 
 def test_second_roll_after_pickup_is_a_new_event():
-    w = RollWatcher()
+    w = RollWatcher(dice_config=PIPS)
     m1, r1 = _roll((4, 4))
     m2, r2 = _roll((1, 2), end=((500, 300), (900, 500)))
     frames = [_frame()] * 5 + m1 + [_frame(r1)] * 8 + [_frame()] * 8 + m2 + [_frame(r2)] * 8
@@ -94,7 +97,7 @@ def test_placement_voids_a_die_in_the_wrong_half():
     # map the whole 1280x720 frame onto the board: x mm = x px * width / 1280
     sx, sy = geo.spec.width / 1280, geo.spec.height / 720
     h = np.diag([sx, sy, 1.0])
-    w = RollWatcher(board_from_image=h, geometry=geo, roller_side="bottom")
+    w = RollWatcher(board_from_image=h, geometry=geo, roller_side="bottom", dice_config=PIPS)
     x_right = (geo.half("right")[0] + 80) / sx
     x_left = (geo.half("left")[0] + 80) / sx
     moving, rest = _roll((6, 5), end=((x_right, 300), (x_left, 400)))
@@ -104,7 +107,7 @@ def test_placement_voids_a_die_in_the_wrong_half():
 
 
 def test_bad_frames_are_ignored():
-    w = RollWatcher()
+    w = RollWatcher(dice_config=PIPS)
     assert w.feed(None) == [] and w.feed(np.zeros((0, 0, 3), np.uint8)) == []
     assert w.bad_frames == 2
 
@@ -124,7 +127,7 @@ def test_judge_roll_reasons():
 
 
 def test_debounce_is_configurable():
-    w = RollWatcher(config=SettleConfig(still_frames=8))
+    w = RollWatcher(config=SettleConfig(still_frames=8), dice_config=PIPS)
     moving, rest = _roll()
     frames = [_frame()] * 5 + moving + [_frame(rest)] * 20
     (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
