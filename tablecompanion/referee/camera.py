@@ -71,6 +71,7 @@ class LocatorConfig:
     # read new dice with the board-aware roll reader (vision.roll_reader: top-face plane, checkers and rails
     # as supports, placement where the die rests); False = the older crop-and-size filter below
     board_aware: bool = True
+    hand_side: float = 6.0  # a changed blob longer than this many die sides is a hand or an arm
 
 
 @dataclass
@@ -105,6 +106,8 @@ class DiceLocator:
         x0, y0, x1, y1 = geo.surface
         self.die_px = float(geo.spec.die_size) * float(cal.px_per_mm_at(((x0 + x1) / 2, (y0 + y1) / 2)))
         self.roll_reader = None
+        self._frame = None
+        self._covered_dice: set = set()
         if self.config.board_aware:
             from tablecompanion.vision.roll_reader import RollReader
 
@@ -127,6 +130,7 @@ class DiceLocator:
 
     def dice_gone(self) -> None:
         self.settled = []
+        self._covered_dice = set()
 
     @property
     def dice_down(self) -> bool:
@@ -183,7 +187,11 @@ class DiceLocator:
         import cv2
 
         grey = self._grey(frame)
-        return all(self._die_gone(grey, reading, before) for reading, before in self.settled)
+        self._frame = frame
+        try:
+            return all(self._die_gone(grey, reading, before) for reading, before in self.settled)
+        finally:
+            self._frame = None
 
     def _die_gone(self, grey, reading, before) -> bool:
         """Gone: the patch no longer shows the die *and* shows the table as it was before the throw (a hand
@@ -197,9 +205,41 @@ class DiceLocator:
         corr = float(cv2.matchTemplate(now, before, cv2.TM_CCOEFF_NORMED)[0, 0])
         if math.isfinite(corr) and corr >= self.config.still_corr:
             return False
-        if abs(float(now.mean()) - float(empty.mean())) > self.config.gone_level:
-            return False  # something else lies there (a hand, a checker): not the empty table
-        return float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) <= self.config.gone_diff
+        if abs(float(now.mean()) - float(empty.mean())) <= self.config.gone_level and \
+                float(np.mean(np.abs((now - now.mean()) - (empty - empty.mean())))) <= self.config.gone_diff:
+            return True
+        # something else lies there: a hand (not a pick-up), or a checker the play put over the die
+        return self._covered(reading)
+
+    def _covered(self, reading) -> bool:
+        """A settled die's place shows no die face any more and no hand is over the board: a checker of
+        the play was put on or over it (the simulator's plays ignore the dice; players push them aside).
+        Needs the roll reader (top-face plane, grid reader); remembered once true."""
+        rr = self.roll_reader
+        if rr is None or self._frame is None:
+            return False
+        key = (round(reading.centre[0]), round(reading.centre[1]))
+        if key in self._covered_dice:
+            return True
+        try:
+            blobs, _ = rr.changed_blobs(self._frame)
+            die = float(rr.spec.die_size)
+            if any(b["side_mm"] > self.config.hand_side * die for b in blobs):
+                return False  # a hand or an arm is over the board
+            from tablecompanion.vision.roll_reader import grid_read
+
+            x, y = rr.to_plane([reading.centre], die)[0]
+            k = rr.config.rect_px_per_mm
+            crop = rr.rectified(self._frame, (x - 1.5 * die, y - 1.5 * die, x + 1.5 * die, y + 1.5 * die))
+            c = 1.5 * die * k
+            g = grid_read(crop, die * k, centre_box=(c - 0.6 * die * k, c - 0.6 * die * k, c + 0.6 * die * k, c + 0.6 * die * k))
+        except Exception as exc:  # noqa: BLE001 - cannot tell: not gone
+            log.debug("covered-die check failed: %s", exc)
+            return False
+        if g is not None and g.pip_contrast >= rr.config.grid_min_contrast and g.margin >= rr.config.grid_agree_margin:
+            return False  # a die face still shows there
+        self._covered_dice.add(key)
+        return True
 
     def _still_there(self, frame) -> list:
         """The settled dice until all of them are gone (see :meth:`gone`); then [] (picked up)."""

@@ -107,11 +107,29 @@ def test_dice_count_as_picked_up_only_when_their_place_shows_the_empty_table():
     assert loc.dice_down and not loc.gone(with_die)
     assert loc(with_die) == dice  # still there: the same dice
     hand = with_die.copy()
-    cv2.circle(hand, (600, 380), 30, (120, 150, 200), -1)  # a hand over the die
+    cv2.circle(hand, (600, 380), 30, (120, 150, 200), -1)  # a hand over the die...
+    cv2.rectangle(hand, (575, 380), (625, hand.shape[0]), (120, 150, 200), -1)  # ... and its arm from the edge
     assert not loc.gone(hand)
     assert not loc.gone(with_die)
     assert loc.gone(empty.copy())
     assert loc(empty.copy()) == []  # the watcher's read says: picked up
+
+
+def test_a_die_a_checker_was_put_over_counts_as_gone_once_no_hand_is_there():
+    """The play may cover a die with a checker (the simulator's do; players push dice aside): its place
+    shows no die face and no hand is over the board, so it is gone; a hand there is not a pick-up."""
+    loc = DiceLocator(_calibration(), reader=_square_reader)
+    empty = _table()
+    loc.set_reference(empty)
+    with_die = empty.copy()
+    _square(with_die, (600, 380), 16)
+    loc.dice_settled(loc(with_die), with_die)
+    covered = with_die.copy()
+    cv2.circle(covered, (603, 384), 22, (40, 40, 190), -1)  # a red checker over the die
+    hand = covered.copy()
+    cv2.rectangle(hand, (560, 300), (640, hand.shape[0]), (120, 150, 200), -1)
+    assert not loc.gone(hand)
+    assert loc.gone(covered)
 
 
 def test_stop_really_stops_a_runner_reading_frames():
