@@ -72,7 +72,7 @@ class RollReaderConfig:
     on_checker_mm: float = 19.0
     # a flat die's pips on its top plane fit the face pattern with equal scales: their ratio above this =
     # tilted; beside a checker or the rail a die counts as flat only at or below sure_pattern_ratio
-    max_pattern_ratio: float = 1.09
+    max_pattern_ratio: float = 1.2
     sure_pattern_ratio: float = 1.06
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
     rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
