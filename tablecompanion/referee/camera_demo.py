@@ -180,12 +180,23 @@ def measure_demo(mat_path, *, turns: int = 16, seed: int = 0,
     runner = demo_runner(ref, mat_path, realtime=False, max_turns=turns, seed=seed, inject=inject)
     operator = runner.operator
     throws: list[dict] = []
+    calls: list[tuple[str, bool | None]] = []  # (camera's call, was the throw it judged valid?)
 
     def on_frame(image, truth):
         for e in (truth or {}).get("events") or ():
             if e.get("type") == "roll_settled":
                 throws.append(e)
         operator(image, truth)
+
+    observe = runner._observe
+
+    def observe_and_check(obs):
+        """Each roll / void call of the camera against the footage's last throw (valid or not)."""
+        if isinstance(obs, dict) and obs.get("type") in ("roll", "roll_void"):
+            calls.append((obs["type"], throws[-1].get("valid") if throws else None))
+        return observe(obs)
+
+    runner._observe = observe_and_check
 
     on_frame.finish = operator.finish  # type: ignore[attr-defined]
     runner.on_frame = on_frame
@@ -203,6 +214,9 @@ def measure_demo(mat_path, *, turns: int = 16, seed: int = 0,
         "throws_in_footage": len(throws), "void_throws_in_footage": sum(1 for t in throws if not t.get("valid")),
         "camera_void_calls": sum(1 for d in decisions if d.get("decision") == "void_roll"),
         "camera_void_reasons": [d.get("reason") for d in decisions if d.get("decision") == "void_roll"],
+        "camera_void_on_invalid_throws": sum(1 for c, v in calls if c == "roll_void" and v is False),
+        "camera_void_on_valid_throws": sum(1 for c, v in calls if c == "roll_void" and v is True),
+        "camera_accepted_invalid_throws": sum(1 for c, v in calls if c == "roll" and v is False),
         "flags": [{"reason": f.get("reason"), "status": f.get("status")} for f in flags],
         "dice_crops_read": getattr(loc, "crops_read", None),
         "not_by_camera": [t for t in operator.tally.turns if t.get("roll") != "camera" or t.get("play") != "camera"],
