@@ -40,6 +40,21 @@ def test_read_board_1280x720(benchmark, report, style, camera):
     report("board", f"read {style}/{camera} median", benchmark.stats.stats.median * 1000, "ms")
 
 
+def test_read_board_live_path_1280x720(benchmark, report):
+    """What the BoardWatcher pays per clear frame: the read without the single-picture arm check (the watcher
+    tells arms from the bare board over time)."""
+    from dataclasses import replace
+
+    from tablecompanion.vision.checkers import DEFAULT_CONFIG
+
+    img, cal, scene = _frame("tournament", "default")
+    config = replace(DEFAULT_CONFIG, check_arms=False)
+    read_board(img, cal, config)
+    reading = benchmark(read_board, img, cal, config)
+    assert reading.checkers.points[6] == ("light", 5) or scene.points[5] != ("light", 5)
+    report("board", "read, watcher path (no arm check) median", benchmark.stats.stats.median * 1000, "ms")
+
+
 def test_identify_play_after_a_read(benchmark):
     """What the referee adds once a stable reading is in: matching it against every legal play."""
     img, cal, _ = _frame("tournament", "default")

@@ -55,6 +55,11 @@ class CheckerConfig:
     fill_unseen_points: bool = False  # let the row walk start a point where no circle was found
     inner_radius: float = 0.45  # radii: where a checker's face is smooth and a die's edges lie
     inner_clutter: float = 0.35  # share of that small circle with edges beyond which a slot holds no checker
+    check_arms: bool = True  # look for an arm over the frame in this one picture (the BoardWatcher does it over time)
+    occlusion_colour: float = 56.0  # Lab distance (summed) from the frame's colour that is something else on it
+    occlusion_mm2: float = 800.0  # a patch on the frame this big, from its outer edge, is an arm
+    occlusion_reach_mm: float = 75.0  # a hand spreads this far either side of the wrist it enters with
+    found_clutter: float = 0.5  # the same for a circle the finder found (checkers' own rings may show there)
     dark_canny: float = 60.0  # the shadows view's edges are faint: Canny and accumulator thresholds of its own
     dark_accumulator: float = 14.0
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
@@ -264,8 +269,11 @@ def find_discs(warped: np.ndarray, geometry: BoardGeometry, config: CheckerConfi
     shares, _, _, _ = edges.score_many(arr[:, 0], arr[:, 1], r_px, 0.0)
     shares = np.maximum(shares, dark[1].score_many(arr[:, 0], arr[:, 1], r_px, 0.0)[0])
     colours = _patch_colours(lab, arr[:, 0], arr[:, 1], rad)
-    for (cx, cy, r), share, colour in zip(found, shares, colours):
-        if share < config.ring_found:
+    # a die on a point's base rings like a checker with the triangle's edges; its pips and edges lie inside
+    inner = np.maximum(edges.score_many(arr[:, 0], arr[:, 1], config.inner_radius * r_px, 0.0)[0],
+                       edges.score_many(arr[:, 0], arr[:, 1], 0.3 * r_px, 0.0)[0])
+    for (cx, cy, r), share, colour, clutter in zip(found, shares, colours, inner):
+        if share < config.ring_found or clutter > config.found_clutter:
             continue
         discs.append(Disc(cx / scale, cy / scale, r / scale, tuple(float(v) for v in colour), ring=float(share)))  # type: ignore[arg-type]
     return discs
@@ -408,7 +416,64 @@ def read_checkers(warped: np.ndarray, geometry: BoardGeometry, config: CheckerCo
     dark = (shadows, _Edges(shadows, config))
     discs = drop_strays(label_sides(find_discs(warped, geometry, config, lab, edges, dark), config), config)
     discs = complete_rows(warped, discs, geometry, config, lab, edges, dark[1])
-    return count_regions(discs, geometry, config)
+    reading = count_regions(discs, geometry, config)
+    hidden = occluded_points(lab, geometry, config) if config.check_arms else []
+    if hidden:
+        reading.uncertain = sorted(set(reading.uncertain) | set(hidden))
+    return reading
+
+
+def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG) -> list[int]:
+    """Points an arm may hide, from one picture: an arm reaches in over the frame from the board's outer
+    edge, so the frame around the playing surface (one colour all round) shows a patch of something else
+    that touches the outer edge. The points of the row it enters, across its width and a hand's breadth
+    either side, are marked uncertain (an arm over a side of the frame: that side's quarter of the board).
+    A die or the cube on the frame does not reach its outer edge; a checker in a tray neither."""
+    spec = geometry.spec
+    scale = 0.25  # a quarter of a pixel per mm is plenty for an arm
+    lab = cv2.resize(lab, (int(round(spec.width * scale)), int(round(spec.height * scale))), interpolation=cv2.INTER_AREA)
+    h, w = lab.shape[:2]
+    fw = int(round(spec.frame_width * scale))
+    if fw < 3:
+        return []
+    band = np.ones((h, w), bool)
+    sx0, sy0, sx1, sy1 = (int(round(v * scale)) for v in geometry.surface)
+    band[sy0:sy1, sx0:sx1] = False
+    c = int(round(1.6 * spec.frame_width * scale))  # the corners may carry calibration markers
+    band[:c, :c] = band[:c, -c:] = band[-c:, :c] = band[-c:, -c:] = False
+    colours = lab[band].astype(np.float32)
+    if len(colours) < 100:
+        return []
+    frame = np.median(colours, axis=0)
+    far = (np.abs(lab.astype(np.float32) - frame).sum(axis=2) > config.occlusion_colour) & band
+    far = far.astype(np.uint8)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(far, connectivity=8)
+    edge = np.zeros((h, w), bool)
+    e = max(2, fw // 2)  # the frame's outer half: a board found by its look may have a wider frame than the model
+    edge[:e, :] = edge[-e:, :] = True
+    edge[:, :e] = edge[:, -e:] = True
+    touching = set(np.unique(labels[edge & (labels > 0)]).tolist())
+    min_px = config.occlusion_mm2 * scale * scale
+    hidden: set[int] = set()
+    reach = config.occlusion_reach_mm
+    for i in touching:
+        if stats[i, cv2.CC_STAT_AREA] < min_px:
+            continue
+        x0, y0 = stats[i, cv2.CC_STAT_LEFT] / scale, stats[i, cv2.CC_STAT_TOP] / scale
+        x1, y1 = x0 + stats[i, cv2.CC_STAT_WIDTH] / scale, y0 + stats[i, cv2.CC_STAT_HEIGHT] / scale
+        for p in range(1, 25):
+            px0, py0, px1, py1 = geometry.point_rect(p)
+            top_row = py0 < geometry.surface[1] + 1
+            if y1 <= spec.frame_width + 1 and top_row or y0 >= spec.height - spec.frame_width - 1 and not top_row:
+                if px1 > x0 - reach and px0 < x1 + reach:  # an arm in over the top or bottom edge
+                    hidden.add(p)
+            elif x1 <= geometry.surface[0] + 1 or x0 >= geometry.surface[2] - 1:  # over a side: that quarter
+                left_side = x1 <= geometry.surface[0] + 1
+                near = px1 <= (geometry.surface[0] + geometry.surface[2]) / 2 if left_side else px0 >= (geometry.surface[0] + geometry.surface[2]) / 2
+                mid = (y0 + y1) / 2
+                if near and ((mid < spec.height / 2) == top_row):
+                    hidden.add(p)
+    return sorted(hidden)
 
 
 def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG,

@@ -15,7 +15,7 @@ Only then is the reading passed on (``WatchEvent``), once per change of the boar
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -80,6 +80,8 @@ class BoardWatcher:
         self.state: WatchState | None = None
         self.last: WatchEvent | None = None
         self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
+        # arms are this watcher's own business (over time, against the bare board): no single-picture check
+        self._read_config = replace(self.checker_config, check_arms=False)
 
     def reset(self) -> None:
         """Forget the board (a new game set up, the camera moved): the next stable reading is emitted."""
@@ -110,7 +112,7 @@ class BoardWatcher:
             self._candidate = None
             return None
         try:
-            reading = read_board(frame, self.calibration, self.checker_config)
+            reading = read_board(frame, self.calibration, self._read_config)
         except BoardReadError as exc:
             self.state = WatchState(self._index, False, False, False, str(exc))
             self._count = 0
