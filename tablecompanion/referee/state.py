@@ -253,6 +253,14 @@ class TableState:
             return "nobody"
         return self.match.players[0 if player == "X" else 1]
 
+    def _winner_name(self, rec) -> str:
+        """Who won a finished game, named as seated in that game (a chouette rotates the seats after it)."""
+        box = getattr(rec, "box", None)
+        if box is not None:
+            team = list(getattr(rec, "team", ()) or ())
+            return box if rec.winner == "X" else (f"{team[0]}'s team" if team else "the team")
+        return self._name(rec.winner)
+
     def _after_games(self, games_before: int, ev: Event) -> list[dict]:
         out = []
         for rec in self.match.games[games_before:]:
@@ -260,7 +268,7 @@ class TableState:
             out.append({
                 "decision": "game_over", "winner": rec.winner, "points": rec.points, "level": rec.counted,
                 "how": rec.how, "game": rec.number, "score": [x, o],
-                "message": f"{self._name(rec.winner)} wins game {rec.number}: {rec.points} point"
+                "message": f"{self._winner_name(rec)} wins game {rec.number}: {rec.points} point"
                            f"{'s' if rec.points != 1 else ''} ({rec.counted}"
                            f"{', passed' if rec.how == 'pass' else ', resigned' if rec.how == 'resign' else ''})",
             })
@@ -594,6 +602,8 @@ class TableState:
             out = []
         actor = self.game.actor
         member = ev.payload.get("member")
+        # named before the action: a chouette game that ends here rotates the seats (X/O name others after)
+        who_name = member or self._name(action.player or actor)
         self._match_apply(action, member)
         game = self.game
         extra: dict = {}
@@ -608,7 +618,7 @@ class TableState:
         who = action.player or actor
         entry = self._history(ev, ev.kind, who, **extra)
         self._stamp(entry)
-        d = {"decision": decision, "player": who, **extra, "message": f"{member or self._name(who)} {verb}"}
+        d = {"decision": decision, "player": who, **extra, "message": f"{who_name} {verb}"}
         if ev.kind in ("double", "beaver"):
             d["message"] += f" to {extra['cube']}"
         if ev.kind == "resign":

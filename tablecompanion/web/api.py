@@ -34,7 +34,7 @@ ACTIONS = {
     "void": set(),
     "new_game": set(),
 }
-OPTIONAL_FIELDS = {"dice", "play", "level", "reason", "position_id", "note", "player", "board", "to"}
+OPTIONAL_FIELDS = {"dice", "play", "level", "reason", "position_id", "note", "player", "board", "to", "member"}
 RESIGN_LEVELS = ("single", "gammon", "backgammon")
 MAX_BODY = 16 * 1024
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1", "localhost"}
@@ -124,7 +124,7 @@ def validate_action(body: dict) -> dict:
         level = body.get("level", "single")
         if level not in RESIGN_LEVELS:
             raise ApiError(400, f"'level' is one of {', '.join(RESIGN_LEVELS)}, not {level!r}")
-    for name in ("reason", "note"):
+    for name in ("reason", "note", "member"):
         if name in body and not isinstance(body[name], str):
             raise ApiError(400, f"'{name}' must be text")
     return dict(body)

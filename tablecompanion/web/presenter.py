@@ -95,6 +95,21 @@ def play_steps(snapshot: dict) -> list[dict]:
     return out
 
 
+def on_turn(snapshot: dict, player: str) -> bool:
+    """Whether ``player`` is to act: never once the match is over (the last mover is not "on turn")."""
+    return snapshot.get("status") != "match_over" and snapshot.get("turn") == player
+
+
+def game_winner_name(snapshot: dict, game: dict) -> str:
+    """Who won a finished game as seated in it: a chouette game names its box or its captain's team
+    (the seats rotate after each game, so X/O name other people now)."""
+    box = game.get("box")
+    if box:
+        team = game.get("team") or []
+        return box if game.get("winner") == "X" else (f"{team[0]}'s team" if team else "the team")
+    return player_name(snapshot, game.get("winner"))
+
+
 def player_name(snapshot: dict, player: str | None) -> str:
     players = snapshot.get("players") or {}
     if isinstance(players, (list, tuple)):
@@ -118,6 +133,8 @@ def crawford_label(snapshot: dict) -> str:
     c = snapshot.get("crawford")
     if (snapshot.get("match_length") or 0) <= 1:
         return ""  # money play or a 1-point match: Crawford means nothing
+    if snapshot.get("status") == "match_over":
+        return ""  # no game is left for the Crawford rule to govern
     if isinstance(c, dict):
         if c.get("crawford_game") or c.get("is_crawford") or c.get("this_game"):
             return "Crawford game"

@@ -72,7 +72,7 @@ def _wants_json() -> bool:
 @bp.app_context_processor
 def _globals():
     return {"csrf_token": csrf_token, "mode": current_app.config.get("MODE", "manual"),
-            "name_of": presenter.player_name}
+            "name_of": presenter.player_name, "on_turn": presenter.on_turn}
 
 
 def error_page(status: int, title: str, message: str):
@@ -155,6 +155,7 @@ AWAITING_TEXT = {
     "play": "{actor} to play {dice}",
     "take_or_pass": "{actor} to take or pass",
     "resign_response": "{actor} to accept or reject the resignation",
+    "members_respond": "The team answers the box's double: take or pass, member by member",
     "game_over": "Game over",
     "match_over": "Match over",
 }
@@ -166,13 +167,17 @@ def status_line(snap: dict) -> str:
     awaiting = snap.get("awaiting")
     if status in ("match_over", "over", "finished") or awaiting == "match_over":
         winner = snap.get("winner")
+        timeout = snap.get("timeout")
+        if isinstance(timeout, dict) and timeout.get("winner"):
+            return (f"Match over · {presenter.player_name(snap, timeout['winner'])} wins on time "
+                    f"({presenter.player_name(snap, timeout.get('loser'))} ran out of time)")
         if winner:
             return f"Match over · {presenter.player_name(snap, winner)} wins"
         return "Match over"
     games = snap.get("games") or []
     if status == "game_over" and games and isinstance(games[-1], dict):
         g = games[-1]
-        return (f"{presenter.player_name(snap, g.get('winner'))} won game {g.get('number')} "
+        return (f"{presenter.game_winner_name(snap, g)} won game {g.get('number')} "
                 f"({g.get('points')} pt{'s' if g.get('points') != 1 else ''}) · opening roll next")
     actor = snap.get("actor") or snap.get("turn")
     dice = snap.get("dice")
@@ -259,7 +264,7 @@ def game_rows(snap: dict) -> list[dict]:
         how = {"pass": "double passed", "resign": f"resigned {g.get('level', '')}"}.get(
             g.get("how"), g.get("level") or "")
         rows.append({"number": g.get("number"), "winner": g.get("winner"),
-                     "text": f"{presenter.player_name(snap, g.get('winner'))} wins {g.get('points')}"
+                     "text": f"{presenter.game_winner_name(snap, g)} wins {g.get('points')}"
                              + (f" ({how})" if how else "")})
     return rows
 
@@ -313,6 +318,8 @@ def flag_rows(snap: dict, evidence_for=None) -> list[dict]:
         play = flag.get("play")
         head = f"{who}{dice_text}: {play}" if play else f"{who}{dice_text}"
         reason = flag.get("reason") or flag.get("message") or ""
+        if play and reason.startswith(f"{play}: "):
+            reason = reason[len(play) + 2:]  # the rules engine's reason repeats the play
         status = flag.get("status") or "open"
         text = f"{head} — {reason}" if reason else head
         if flag.get("closest"):
@@ -510,7 +517,7 @@ def _action_from_form(form) -> dict:
             action["dice"] = [int(d) for d in dice_text]
         except ValueError:
             raise ApiError(400, "dice are two numbers from 1 to 6, e.g. 6 3")
-    for name in ("play", "level"):
+    for name in ("play", "level", "member"):
         if form.get(name) is not None and (form.get(name) or "").strip() != "":
             action[name] = form[name].strip()
     if action["action"] == "play" and "play" not in action:

@@ -81,3 +81,14 @@ def test_chouette_has_no_mat_export(chouette):
     with pytest.raises(RefereeError) as err:
         chouette.export_mat()
     assert err.value.status == 409
+
+
+def test_messages_name_the_people_seated_when_the_game_ended(make_ref):
+    """The seats rotate as the game ends: the decisions still name who accepted and who won then."""
+    ref = make_ref(players=("-", "--"), match_length=0, chouette=("Ann", "Cat", "Ben"))
+    _opening(ref)
+    ref.act({"action": "resign", "level": "single", "player": "X"})
+    out = ref.act({"action": "accept_resign"})
+    assert out[0]["message"] == "Cat accepts the resignation"  # the captain then, the box now
+    assert out[1]["message"].startswith("Cat's team wins game 1")
+    assert ref.snapshot()["chouette"]["box"] == "Cat"

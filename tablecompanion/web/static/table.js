@@ -225,8 +225,12 @@
       accept_illegal: !!(flag && flag.can_accept),
       void: !!t.dice, undo: (t.events || 0) > 0, new_game: t.status === "game_over"
     };
+    var waiting = (t.chouette && t.chouette.waiting_for) || [];
     document.querySelectorAll("#controls form[data-action]").forEach(function (form) {
       var name = form.getAttribute("data-action"), enabled = !known || on[name] !== false;
+      var member = form.getAttribute("data-member");
+      if (member !== null) enabled = a === "members_respond" && waiting.indexOf(member) >= 0;
+      else if (a === "members_respond" && (name === "take" || name === "pass")) enabled = false;
       form.querySelectorAll("button, input:not([type=hidden]), select").forEach(function (el) { el.disabled = !enabled; });
     });
   }
@@ -256,6 +260,7 @@
     } else if (body.action === "resign") {
       body.level = form.querySelector("[name=level]").value;
     }
+    if (form.getAttribute("data-member") !== null) body.member = form.getAttribute("data-member");
     return body;
   }
   function wireControls() {

@@ -1,0 +1,89 @@
+"""What players see of a chouette (box, team, members answering the box's double) and of a match that is
+over (nobody on turn, no Crawford badge, a time-out said as such), through the API and the views."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from .test_views import csrf_of, sign_in
+
+CH = {"Authorization": "Bearer chouette-tok"}
+
+
+def _chouette(client):
+    r = client.post("/api/tables", json={"chouette": ["Box", "Cap", "Mem"], "match_length": 0,
+                                         "table_id": "ch", "token": "chouette-tok"})
+    assert r.status_code == 201, r.get_json()
+    for body in ({"action": "roll", "dice": [6, 1]}, {"action": "play", "play": "13/7 8/7"},
+                 {"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                 {"action": "double"}):
+        r = client.post("/api/tables/ch/actions", json=body, headers=CH)
+        assert r.status_code == 200, r.get_json()
+
+
+def test_team_members_answer_the_box_double_through_the_api(client):
+    _chouette(client)
+    assert client.get("/api/tables/ch").get_json()["awaiting"] == "members_respond"
+    r = client.post("/api/tables/ch/actions", json={"action": "take", "member": 7}, headers=CH)
+    assert r.status_code == 400 and "member" in r.get_json()["error"]
+    r = client.post("/api/tables/ch/actions", json={"action": "take", "member": "Cap"}, headers=CH)
+    assert r.status_code == 200
+    assert r.get_json()["decisions"][0]["message"] == "Cap takes"
+    r = client.post("/api/tables/ch/actions", json={"action": "pass", "member": "Mem"}, headers=CH)
+    snap = r.get_json()["table"]
+    assert snap["awaiting"] == "roll" and snap["chouette"]["scores"] == {"Box": 1, "Cap": 0, "Mem": -1}
+
+
+def test_chouette_panel_and_member_controls(client):
+    _chouette(client)
+    page, csrf = sign_in(client, "ch", "chouette-tok")
+    assert "The team answers the box&#39;s double" in page
+    panel = re.search(r'<div class="chouette" id="chouette">.*?</div>', page, re.S).group(0)
+    assert "Box <b>Box</b> against <b>Cap</b> (captain) with Mem" in panel
+    assert "Waiting for: Cap, Mem" in panel
+    assert 'data-action="take" data-member="Mem"' in page  # one take/pass per member in the controls
+    r = client.post("/tables/ch/actions", data={"csrf_token": csrf, "action": "pass", "member": "Mem"})
+    assert r.status_code == 302
+    assert client.get("/api/tables/ch").get_json()["chouette"]["waiting_for"] == ["Cap"]
+    client.post("/tables/ch/actions", data={"csrf_token": csrf, "action": "take", "member": "Cap"})
+    for body in ({"action": "resign", "level": "single", "player": "X"}, {"action": "accept_resign"}):
+        assert client.post("/api/tables/ch/actions", json=body, headers=CH).status_code == 200
+    page = client.get("/tables/ch").get_data(as_text=True)
+    # the seats rotated (Cap is the box now), but game 1 was won by Cap's team
+    assert "Cap&#39;s team won game 1" in page and "Box <b>Cap</b> against <b>Mem</b>" in page
+
+
+def test_a_finished_match_has_nobody_on_turn_and_no_crawford_badge(client, op):
+    r = client.post("/api/tables", json={"players": ["Ann", "Ben"], "match_length": 2, "table_id": "e",
+                                         "token": "end-token"})
+    assert r.status_code == 201
+    h = {"Authorization": "Bearer end-token"}
+    for body in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                 {"action": "resign", "level": "single", "player": "O"}, {"action": "accept_resign"}):
+        assert client.post("/api/tables/e/actions", json=body, headers=h).status_code == 200
+    assert client.get("/api/tables/e").get_json()["crawford"] == "crawford"  # 1-0 in a 2-point match
+    for body in ({"action": "roll", "dice": [6, 1]}, {"action": "resign", "level": "single", "player": "O"},
+                 {"action": "accept_resign"}):
+        assert client.post("/api/tables/e/actions", json=body, headers=h).status_code == 200
+    snap = client.get("/api/tables/e").get_json()
+    assert snap["status"] == "match_over" and snap["turn"] is not None
+    for url in ("/", "/tables/e", "/tables/e/display"):
+        html = client.get(url).get_data(as_text=True)
+        block = html if url != "/" else re.search(r'id="card-e".*?</a>', html, re.S).group(0)
+        assert "Match over · Ann wins" in block, url
+        assert "on-turn" not in block and "Crawford game" not in block, url
+
+
+def test_a_time_out_is_said_on_the_page(client):
+    r = client.post("/api/tables", json={"players": ["Cat", "Dan"], "match_length": 1, "table_id": "t",
+                                         "token": "time-token", "clock": {"delay_s": 0, "bank_per_point_s": 0.2}})
+    assert r.status_code == 201
+    r = client.post("/api/tables/t/actions", json={"action": "roll", "dice": [6, 1]},
+                    headers={"Authorization": "Bearer time-token"})
+    assert r.status_code == 200
+    time.sleep(0.4)
+    client.application.extensions["tablecompanion"].hall.tick()
+    html = client.get("/tables/t").get_data(as_text=True)
+    assert "Dan wins on time (Cat ran out of time)" in html
+    assert csrf_of(html)
