@@ -8,6 +8,7 @@ corner centres the marker where ``BoardGeometry.marker_corners`` expects it.
 
 from __future__ import annotations
 
+import struct
 import zlib
 from pathlib import Path
 
@@ -40,6 +41,14 @@ def _dashed_square(img: np.ndarray, x0: int, y0: int, side: int, dash: int) -> N
             cv2.line(img, a, b, 0, 2)
 
 
+def _ruler(page: np.ndarray, x_mm: float, y_mm: float, dpi: int) -> None:
+    """A 100 mm bar with 10 mm ticks: a ruler against it shows whether the page printed at 100%."""
+    cv2.line(page, (_px(x_mm, dpi), _px(y_mm, dpi)), (_px(x_mm + 100, dpi), _px(y_mm, dpi)), 0, 3)
+    for tick in range(0, 101, 10):
+        cv2.line(page, (_px(x_mm + tick, dpi), _px(y_mm - 2, dpi)), (_px(x_mm + tick, dpi), _px(y_mm + 2, dpi)), 0, 3)
+    _text(page, "100 mm", (x_mm + 105, y_mm + 1.5), 3.5, dpi)
+
+
 def marker_sheet(spec: BoardSpec | None = None, dpi: int = DPI) -> np.ndarray:
     """An A4 page (grey, ``dpi``) with the 4 corner markers at true size, cut lines and instructions."""
     spec = spec or BoardSpec()
@@ -61,11 +70,7 @@ def marker_sheet(spec: BoardSpec | None = None, dpi: int = DPI) -> np.ndarray:
         page[my : my + side, mx : mx + side] = img
         _text(page, f"id {marker_id}: {names[marker_id]} corner", (cx - 25, cy + frame / 2 + 9), 3.5, dpi)
         _text(page, "(upright as the bottom player sees it)", (cx - 28, cy + frame / 2 + 15), 2.6, dpi)
-    y = 260
-    cv2.line(page, (_px(15, dpi), _px(y, dpi)), (_px(115, dpi), _px(y, dpi)), 0, 3)
-    for tick in range(0, 101, 10):
-        cv2.line(page, (_px(15 + tick, dpi), _px(y - 2, dpi)), (_px(15 + tick, dpi), _px(y + 2, dpi)), 0, 3)
-    _text(page, "100 mm", (120, y + 1.5), 3.5, dpi)
+    _ruler(page, 15, 260, dpi)
     _text(page, "Cut along the dashed squares and stick each into its corner of the frame,", (15, 275), 3.3, dpi)
     _text(page, "flush with the outer edges, upright as the bottom player sees the board.", (15, 282), 3.3, dpi)
     return page
@@ -82,7 +87,37 @@ def lens_sheet_page(sheet: LensSheet = DEFAULT_SHEET, dpi: int = DPI) -> np.ndar
     _text(page, f"TableCompanion lens sheet: ChArUco {sheet.squares[0]}x{sheet.squares[1]}, squares {sheet.square_mm:g} mm, "
           f"{sheet.dictionary}", (15, 15), 4, dpi)
     _text(page, "Print at 100%, glue flat on card. Photograph it 10-20 times at different angles and places.", (15, 23), 3.3, dpi)
+    _ruler(page, 15, 195, dpi)
+    _text(page, f"check with a ruler: the bar is 100 mm, each square {sheet.square_mm:g} mm", (150, 196.5), 3.3, dpi)
     return page
+
+
+def write_png(image: np.ndarray, path: str | Path, dpi: int = DPI) -> None:
+    """A PNG that carries its resolution (a pHYs chunk), so image viewers print it at true size."""
+    ok, encoded = cv2.imencode(".png", image)
+    if not ok:
+        raise OSError(f"cannot encode {path} as PNG")
+    data = encoded.tobytes()
+    ihdr_end = 8 + 4 + 4 + 13 + 4  # signature, then the IHDR chunk (length, type, 13 bytes, CRC)
+    per_metre = int(round(dpi / MM_PER_INCH * 1000))
+    body = b"pHYs" + struct.pack(">IIB", per_metre, per_metre, 1)  # unit 1 = metre
+    chunk = struct.pack(">I", 9) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+    Path(path).write_bytes(data[:ihdr_end] + chunk + data[ihdr_end:])
+
+
+def png_dpi(path: str | Path) -> float | None:
+    """The resolution a PNG declares (pHYs in pixels per metre), or None when it declares none."""
+    data = Path(path).read_bytes()
+    at = 8
+    while at + 8 <= len(data):
+        length, kind = struct.unpack(">I4s", data[at : at + 8])
+        if kind == b"pHYs":
+            x, _y, unit = struct.unpack(">IIB", data[at + 8 : at + 17])
+            return x * MM_PER_INCH / 1000 if unit == 1 else None
+        if kind == b"IDAT":
+            return None
+        at += 12 + length
+    return None
 
 
 def write_pdf(image: np.ndarray, path: str | Path, page_mm: tuple[float, float]) -> None:
@@ -122,8 +157,8 @@ def write_targets(out_dir: str | Path, spec: BoardSpec | None = None, sheet: Len
     markers = marker_sheet(spec, dpi)
     lens = lens_sheet_page(sheet, dpi)
     paths = [out / "corner-markers.png", out / "corner-markers.pdf", out / "lens-sheet.png", out / "lens-sheet.pdf"]
-    cv2.imwrite(str(paths[0]), markers)
+    write_png(markers, paths[0], dpi)
     write_pdf(markers, paths[1], A4_MM)
-    cv2.imwrite(str(paths[2]), lens)
+    write_png(lens, paths[2], dpi)
     write_pdf(lens, paths[3], (A4_MM[1], A4_MM[0]))
     return paths

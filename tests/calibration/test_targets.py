@@ -58,3 +58,54 @@ def test_committed_targets_match_the_generator():
     committed = cv2.imread(str(folder / "corner-markers.png"), cv2.IMREAD_GRAYSCALE)
     assert committed is not None, f"missing {folder / 'corner-markers.png'}: run python calibration/make_targets.py"
     assert np.array_equal(committed, marker_sheet())
+
+
+def _pdf_page_image(pdf: bytes) -> tuple[np.ndarray, tuple[float, float], tuple[float, float]]:
+    """The one image a target PDF shows, the page size (pt) and the size (pt) the page draws it at."""
+    import zlib
+
+    box = re.search(rb"/MediaBox \[0 0 ([\d.]+) ([\d.]+)\]", pdf)
+    head = re.search(rb"/Subtype /Image /Width (\d+) /Height (\d+) .*?/Length (\d+) >>\nstream\n", pdf)
+    w, h, n = (int(head.group(k)) for k in (1, 2, 3))
+    pixels = np.frombuffer(zlib.decompress(pdf[head.end() : head.end() + n]), np.uint8).reshape(h, w)
+    drawn = re.search(rb"q ([\d.]+) 0 0 ([\d.]+) 0 0 cm /Im0 Do Q", pdf)
+    return pixels, (float(box.group(1)), float(box.group(2))), (float(drawn.group(1)), float(drawn.group(2)))
+
+
+@pytest.mark.parametrize("name", ["corner-markers.pdf", "lens-sheet.pdf"])
+def test_committed_pdfs_print_the_targets_at_true_size(name):
+    """Decode the committed PDF as a printer would: the markers/squares measure their nominal mm on paper."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "calibration" / "targets" / name
+    pixels, page_pt, drawn_pt = _pdf_page_image(path.read_bytes())
+    assert drawn_pt == pytest.approx(page_pt, abs=0.01)  # the image covers the page exactly, no scaling
+    mm_per_px = page_pt[0] / 72 * 25.4 / pixels.shape[1]
+    assert page_pt[1] / 72 * 25.4 / pixels.shape[0] == pytest.approx(mm_per_px, rel=1e-3)  # square pixels
+    if name == "corner-markers.pdf":
+        det = detect_markers(pixels)
+        assert det.ids == [0, 1, 2, 3]
+        for corners in det.corners.values():
+            side_px = np.mean([np.linalg.norm(corners[(k + 1) % 4] - corners[k]) for k in range(4)])
+            assert side_px * mm_per_px == pytest.approx(MARKER_FILL * BoardSpec().frame_width, abs=0.3)
+    else:
+        small = cv2.resize(pixels, None, fx=0.3, fy=0.3, interpolation=cv2.INTER_AREA)
+        obj, img = detect_sheet(small, DEFAULT_SHEET)
+        assert len(obj) == 24
+        # every pair of inner corners lies as far apart on paper as on the nominal sheet (mm)
+        paper = img / 0.3 * mm_per_px
+        spans_paper = np.linalg.norm(paper[:, None] - paper[None], axis=2)
+        spans_nominal = np.linalg.norm(obj[:, None, :2] - obj[None, :, :2], axis=2)
+        far = spans_nominal > 2 * DEFAULT_SHEET.square_mm
+        assert np.abs(spans_paper[far] / spans_nominal[far] - 1).max() < 0.01
+
+
+def test_committed_pngs_declare_their_print_resolution():
+    from pathlib import Path
+
+    from tablecompanion.calibration.targets import png_dpi
+
+    folder = Path(__file__).resolve().parents[2] / "calibration" / "targets"
+    for name in ("corner-markers.png", "lens-sheet.png"):
+        assert png_dpi(folder / name) == pytest.approx(DPI, abs=0.01), name
+        assert cv2.imread(str(folder / name)) is not None  # the added chunk keeps the file readable
