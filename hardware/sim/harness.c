@@ -11,6 +11,8 @@
  *   BITS <cycle> <n>                    a latched burst whose bit count is not a multiple of 24
  *   PRESSED <button> / RELEASED <button>
  *   EXIT <state>                        the firmware stopped (crash or sleep with interrupts off)
+ *   OVERRUN <cycle> <total>             a host byte lost: it completed while two received bytes were
+ *                                       still unread (the ATmega328P's data overrun)
  *   RX0 <cycle> / TX0 <cycle>           with LEDBOARD_SIM_FRAMES=1: a 0x00 frame delimiter entering /
  *                                       leaving the UART (frame timing on the simulated clock)
  * stdin commands: "press N" (N = 0..3 -> PD2..PD5 held low for 80 ms), "quit". The harness exits
@@ -110,36 +112,75 @@ static void uart_output(struct avr_irq_t *irq, uint32_t value, void *param)
     flush_out();
 }
 
-/* Host bytes enter the UART one at a time, never closer than one character time (10 bits at the
- * line's baud) and only once the firmware has taken the previous one. simavr 1.6 would otherwise
- * let the receive interrupt take two queued bytes per byte time, i.e. run the line twice as fast as
- * the real one; with this pacing the emulated line is never faster than the wire (it is ~10 %
- * slower: simavr counts 11 bits per character). */
-static int uart_room = 1;
-static int pace_armed;
-static avr_cycle_count_t next_inject;
+/* The host -> MCU line, modelled on the wire: each host byte occupies the line for one character
+ * time (10 bits at the baud rate, back to back while the host has bytes) and reaches the UART's
+ * receive buffer at the end of its stop bit, whatever the firmware is doing then. Like the
+ * ATmega328P's two-byte receive FIFO, at most two unread bytes wait there; a byte completing while
+ * both are unread is lost and reported (OVERRUN), as a real data overrun would lose it.
+ *
+ * simavr 1.6 on its own would make a byte readable one character time (11 bits: it counts a parity
+ * bit) after it is injected, and the firmware's read schedules the next: the line then stalls
+ * whenever the firmware reads late (its WS2812 refresh runs with interrupts off for 30 us per LED),
+ * which a real UART does not. So the harness keeps the line's timing itself and delivers each byte
+ * with simavr's per-byte delay set to one cycle for the duration of the injection (restored at
+ * once: the transmitter's timing is untouched). */
+static avr_uart_t *uart0;
+static int pace_armed, on_wire;
+static uint8_t wire_byte;
+static avr_cycle_count_t line_free; /* end of the last character put on the line */
 static avr_cycle_count_t cycles_per_char;
+static unsigned long overruns;
 
 static avr_cycle_count_t pace_timer(struct avr_t *a, avr_cycle_count_t when, void *param);
 
-static void try_inject(void)
+static void arm_pace(avr_cycle_count_t in_cycles)
 {
-    if (!uart_room || in_off == in_len)
+    if (pace_armed)
         return;
-    if (avr->cycle < next_inject) {
-        if (!pace_armed) {
-            pace_armed = 1;
-            avr_cycle_timer_register(avr, next_inject - avr->cycle, pace_timer, NULL);
-        }
+    pace_armed = 1;
+    avr_cycle_timer_register(avr, in_cycles ? in_cycles : 1, pace_timer, NULL);
+}
+
+static void deliver(uint8_t b)
+{
+    /* unread bytes in simavr's receive fifo (its accessors are only defined inside libsimavr) */
+    unsigned unread = (uart0->input.write + uart_fifo_fifo_size - uart0->input.read) & (uart_fifo_fifo_size - 1);
+    if (unread >= 2) {
+        overruns++;
+        printf("OVERRUN %llu %lu\n", (unsigned long long)avr->cycle, overruns);
+        fflush(stdout);
         return;
     }
-    uart_room = 0;
-    next_inject = avr->cycle + cycles_per_char;
-    if (trace_frames && in_buf[in_off] == 0) {
-        printf("RX0 %llu\n", (unsigned long long)avr->cycle);
+    avr_cycle_count_t keep = uart0->cycles_per_byte;
+    uart0->cycles_per_byte = 1;
+    avr_raise_irq(uart_in_irq, b);
+    uart0->cycles_per_byte = keep;
+}
+
+/* Advance the line: deliver the byte whose stop bit has ended, start the next one. */
+static void line_step(void)
+{
+    if (on_wire) {
+        if (avr->cycle < line_free) {
+            arm_pace(line_free - avr->cycle);
+            return;
+        }
+        on_wire = 0;
+        deliver(wire_byte);
+    }
+    /* Host bytes wait until the firmware has enabled its receiver (a few hundred cycles after
+     * reset), as if the host had opened the port after the board booted; the run loop retries. */
+    if (in_off == in_len || !avr_regbit_get(avr, uart0->rxen))
+        return;
+    avr_cycle_count_t start = avr->cycle > line_free ? avr->cycle : line_free;
+    wire_byte = in_buf[in_off++];
+    on_wire = 1;
+    line_free = start + cycles_per_char;
+    if (trace_frames && wire_byte == 0) {
+        printf("RX0 %llu\n", (unsigned long long)start);
         fflush(stdout);
     }
-    avr_raise_irq(uart_in_irq, in_buf[in_off++]);
+    arm_pace(line_free - avr->cycle);
 }
 
 static avr_cycle_count_t pace_timer(struct avr_t *a, avr_cycle_count_t when, void *param)
@@ -148,26 +189,8 @@ static avr_cycle_count_t pace_timer(struct avr_t *a, avr_cycle_count_t when, voi
     (void)when;
     (void)param;
     pace_armed = 0;
-    try_inject();
+    line_step();
     return 0;
-}
-
-static void uart_xon(struct avr_irq_t *irq, uint32_t value, void *param)
-{
-    (void)irq;
-    (void)param;
-    if (value) {
-        uart_room = 1;
-        try_inject();
-    }
-}
-
-static void uart_xoff_hook(struct avr_irq_t *irq, uint32_t value, void *param)
-{
-    (void)irq;
-    (void)param;
-    if (value)
-        uart_room = 0;
 }
 
 /* Read what the host wrote; feed the UART now (inject) or from a timer at the next simulated
@@ -185,11 +208,9 @@ static int pump_pty(int inject)
         arrived = n > 0;
     }
     if (inject)
-        try_inject();
-    else if (arrived && !pace_armed) {
-        pace_armed = 1;
-        avr_cycle_timer_register(avr, 1, pace_timer, NULL);
-    }
+        line_step();
+    else if (arrived)
+        arm_pace(1);
     return arrived;
 }
 
@@ -221,9 +242,36 @@ static void rebase(avr_cycle_count_t cycle)
     cycle0 = cycle;
 }
 
+/* Simulated nanoseconds since the last rebase (split so that hours of idle time cannot overflow). */
+static uint64_t sim_ns(avr_cycle_count_t cycle)
+{
+    if (cycle < cycle0)
+        return 0;
+    uint64_t d = cycle - cycle0;
+    return d / avr->frequency * 1000000000ULL + d % avr->frequency * 1000000000ULL / avr->frequency;
+}
+
+/* Pace busy stretches too. simavr runs code faster than 16 MHz on a modern host, so a 1.3 ms LED
+ * refresh (or any busy loop) would let simulated time, and with it the paced UART, run ahead of the
+ * wall clock: back-to-back round trips measured on the host could then beat the wire. Called every
+ * 256 instructions (~16 us simulated) from the run loop; sleeps only when more than 50 us ahead. */
+static void keep_pace(void)
+{
+    uint64_t target = sim_ns(avr->cycle);
+    uint64_t now = wall_ns();
+    if (now > target + 200000ULL) { /* behind (machine busy): drop the lag, never race */
+        rebase(avr->cycle);
+        return;
+    }
+    if (target > now + 50000ULL) {
+        struct timespec ts = {(time_t)((target - now) / 1000000000ULL), (long)((target - now) % 1000000000ULL)};
+        nanosleep(&ts, NULL);
+    }
+}
+
 static void sleep_to_wall_clock(avr_t *a, avr_cycle_count_t how_long)
 {
-    uint64_t target = (a->cycle + how_long - cycle0) * 1000000000ULL / a->frequency;
+    uint64_t target = sim_ns(a->cycle + how_long);
     uint64_t now = wall_ns();
     if (now > target + 200000ULL) { /* fell behind (machine busy): resynchronise rather than race,
                                       * so the UART never runs faster than its baud rate */
@@ -398,8 +446,13 @@ int main(int argc, char **argv)
     }
     uart_in_irq = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), uart_output, NULL);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XON), uart_xon, NULL);
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUT_XOFF), uart_xoff_hook, NULL);
+    for (avr_io_t *io = avr->io_port; io; io = io->next)
+        if (io->kind && !strcmp(io->kind, "uart") && ((avr_uart_t *)io)->name == '0')
+            uart0 = (avr_uart_t *)io;
+    if (!uart0) {
+        fprintf(stderr, "harness: %s has no UART0\n", f.mmcu);
+        return 2;
+    }
 
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(DATA_PORT), DATA_PIN), data_pin, NULL);
     for (int b = 0; b < BUTTONS; b++) {
@@ -426,8 +479,10 @@ int main(int argc, char **argv)
             fflush(stdout);
             break;
         }
-        if ((++steps & 0xFF) == 0)
+        if ((++steps & 0xFF) == 0) {
             pump_pty(1);
+            keep_pace();
+        }
         if ((steps & 0x3FFF) == 0)
             poll_stdin();
     }

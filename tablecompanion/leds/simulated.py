@@ -88,6 +88,9 @@ class SimulatedBoard:
         self._cond = threading.Condition()
         self.frames: list[LedFrame] = []
         self.bad_bursts: list[str] = []
+        #: simulated cycles at which a host byte was lost because the MCU left two received bytes
+        #: unread (a real UART's data overrun); the firmware must never let this happen
+        self.overruns: list[int] = []
         self.exited: str | None = None
         self.proc = subprocess.Popen([str(harness), str(elf)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
@@ -140,6 +143,9 @@ class SimulatedBoard:
             kind, cycle = line.split()
             with self._cond:
                 self.delimiters.append((kind, int(cycle)))
+        elif line.startswith("OVERRUN "):
+            with self._cond:
+                self.overruns.append(int(line.split()[1]))
         elif line.startswith("EXIT "):
             self.exited = line.strip()
         else:

@@ -58,7 +58,7 @@ def test_state_frame_lights_exactly_the_predicted_leds(sim, link):
     assert frame.rgb[layout.point_led(3)] == (0, 255, 0)
     assert frame.rgb[layout.point_led(20)] == (255, 0, 0)
     assert frame.rgb[layout.TURN_BOTTOM] == (255, 255, 255)
-    assert not sim.bad_bursts
+    assert not sim.bad_bursts and not sim.overruns
 
 
 def test_orientation_left_on_the_wire(sim, link):
@@ -73,9 +73,11 @@ def test_firmware_blinks_on_its_own(sim, link):
     send(link, state)
     led = layout.point_led(5)
     start = sim.frame_count()
-    sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=start)
-    off = sim.wait_for(lambda rgb: rgb[led] == (0, 0, 0), timeout=20, after=start)
-    on = sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=sim.frames.index(off))
+    # the state may land in either phase: time a whole off half-period, from the first switch-off
+    # after a lit frame to the next switch-on
+    lit = sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=start)
+    off = sim.wait_for(lambda rgb: rgb[led] == (0, 0, 0), timeout=20, after=sim.frames.index(lit) + 1)
+    on = sim.wait_for(lambda rgb: rgb[led] == (255, 0, 0), timeout=20, after=sim.frames.index(off) + 1)
     # half period 250 ms, measured on the simulated clock (cycle stamps), not the wall clock
     assert 200 <= on.time_ms - off.time_ms <= 300
 
@@ -240,3 +242,33 @@ def test_emulated_line_is_never_faster_than_the_wire(built):
     assert len(times) == 20
     wire_ms = (p.wire_bytes(len(payload)) + p.wire_bytes(0)) * 10 / p.BAUD * 1000
     assert min(times) >= wire_ms
+
+
+def test_harness_reports_a_data_overrun_when_the_mcu_does_not_read(built, tmp_path):
+    """The harness's UART is as strict as the chip's: a firmware that never reads UDR0 holds two
+    bytes, and every further byte from the host is lost and reported. (So the absence of OVERRUN
+    lines in the other tests means the LED firmware really keeps up with the line.)"""
+    import shutil
+    import subprocess
+
+    from tablecompanion.leds.simulated import SimulatedBoard
+
+    _, harness = built
+    source = tmp_path / "deaf.c"
+    source.write_text("#include <avr/io.h>\n"
+                      "int main(void) { UBRR0L = 3; UCSR0B = _BV(RXEN0) | _BV(TXEN0); for (;;) {} }\n")
+    elf = tmp_path / "deaf.elf"
+    subprocess.run([shutil.which("avr-gcc"), "-mmcu=atmega328p", "-Os", "-o", str(elf), str(source)], check=True)
+    with SimulatedBoard(elf, harness) as sim:
+        port = default_opener(sim.pty)
+        try:
+            port.write(bytes(range(1, 8)))
+            end = time.monotonic() + 20
+            while len(sim.overruns) < 5 and time.monotonic() < end:
+                time.sleep(0.05)
+        finally:
+            port.close()
+        time.sleep(0.2)
+        assert len(sim.overruns) == 5  # 7 bytes: 2 wait in the receive buffer, 5 are lost
+        gaps = [b - a for a, b in zip(sim.overruns, sim.overruns[1:])]
+        assert all(g == 16_000_000 * 10 // 250_000 for g in gaps)  # one character time apart
