@@ -7,9 +7,10 @@ is hit (once per point), and repeated paths written once with ``(n)``.
 Input accepts what players and match files write: ``bar``/``b``/``25`` for the bar, ``off``/``o``/``0``
 for off, ``*`` present or missing, repeated moves written out or as ``(n)``, any order, one checker's
 dice combined (``24/18``) or split (``24/20 20/18``), commas between moves, ``Cannot Move`` or an
-empty string for a forfeited roll. The text is executed die by die on the board, so an illegal step
-is reported with its reason, and the result is matched against the legal plays, so the compulsory
-rules (use as many dice as possible, the higher die) are enforced with their own messages.
+empty string for a forfeited roll, and ``-`` for ``/`` (``8-5 6-5``, ``bar-22``, ``6-off``). The
+text is executed die by die on the board, so an illegal step is reported with its reason, and the
+result is matched against the legal plays, so the compulsory rules (use as many dice as possible,
+the higher die) are enforced with their own messages.
 """
 
 from __future__ import annotations
@@ -142,6 +143,8 @@ def parse_paths(text: str) -> list[_Path]:
                 raise NotationError(f"{token!r}: a move is repeated 1 to 4 times, not {repeat}")
         else:
             token_body = token
+        if "/" not in token_body and "-" in token_body:
+            token_body = token_body.replace("-", "/")  # FIBS / Jellyfish style: 8-5, bar-22, 6-off
         words = token_body.split("/")
         if len(words) < 2 or any(not w for w in words):
             raise NotationError(f"{token!r} is not a move: write it as FROM/TO, e.g. 13/7 or bar/22")

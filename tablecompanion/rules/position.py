@@ -22,7 +22,7 @@ from typing import Iterable, NamedTuple, Sequence
 
 from tablecompanion.rules import movegen
 from tablecompanion.rules.errors import IllegalPlayError, InvalidIdError, InvalidPositionError, RulesError
-from tablecompanion.rules.ids import decode_position_id, encode_position_id
+from tablecompanion.rules.ids import MatchState, decode_position_id, encode_position_id
 
 __all__ = ["Position", "Play", "Move", "BAR", "OFF", "CHECKERS", "START", "normalize_dice"]
 
@@ -203,6 +203,11 @@ class Position:
                 raise InvalidPositionError(
                     f"point {p} (of the player on roll) holds checkers of both sides"
                 )
+        if a[24] and b[24] and all(n >= 2 for n in a[:6]) and all(n >= 2 for n in b[:6]):
+            # gnubg's CheckPosition refuses this too: neither side could ever move again
+            raise InvalidPositionError(
+                "both sides have checkers on the bar against closed home boards: no game reaches this"
+            )
         object.__setattr__(self, "on_roll", a)
         object.__setattr__(self, "opponent", b)
         object.__setattr__(self, "_hash", None)
@@ -240,11 +245,13 @@ class Position:
     def from_position_id(cls, position_id: str) -> "Position":
         """From a 14-character gnubg Position ID (first half: player not on roll).
 
-        Also accepts a full ``PositionID:MatchID`` GNUBG ID and uses its first part.
-        Raises :class:`~tablecompanion.rules.errors.InvalidIdError` for anything else.
+        Also accepts a full ``PositionID:MatchID`` GNUBG ID and uses its first part (the Match ID
+        must still be a valid one). Raises :class:`~tablecompanion.rules.errors.InvalidIdError`
+        for anything else.
         """
         if isinstance(position_id, str) and ":" in position_id:
-            position_id = position_id.split(":", 1)[0]
+            position_id, match_id = position_id.split(":", 1)
+            MatchState.from_match_id(match_id)  # a typo there is refused, not silently dropped
         first, second = decode_position_id(position_id)
         try:
             return cls(second, first)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tablecompanion.cli import main
+from tests.rules.conftest import need
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MATCHES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "matches"
@@ -43,8 +44,7 @@ def test_missing_file_fails_without_a_traceback(capsys, tmp_path):
 
 def test_export_writes_a_file_that_checks_ok(tmp_path, capsys):
     src = MATCHES / "match10041414.mat"
-    if not src.exists():
-        pytest.skip(f"match file not found: {src}")
+    need(src)
     out = tmp_path / "again.mat"
     assert main(["mat", "export", str(src), "-o", str(out)]) == 0
     assert main(["mat", "check", str(out), "--json"]) == 0

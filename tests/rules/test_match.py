@@ -22,6 +22,7 @@ from tablecompanion.rules.ids import MatchState
 from tablecompanion.rules.match import Match
 from tablecompanion.rules.position import Position
 from tablecompanion.rules.xgid import Xgid
+from tests.rules.conftest import need
 
 SCORING = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rules" / "gnubg_scoring_dev.jsonl"
 
@@ -193,9 +194,9 @@ def _scoring_cases() -> list[dict]:
     return [json.loads(line) for line in SCORING.read_text().splitlines() if line.strip()]
 
 
-@pytest.mark.skipif(not _scoring_cases(), reason=f"scoring oracle not found: {SCORING}")
 def test_gnubg_ids_of_set_up_states_match_gnubgs():
     """Set up each oracle case with gnubg's player numbering: our PositionID:MatchID is gnubg's."""
+    need(SCORING)
     owner_map = {"centered": None}
     checked = 0
     for case in _scoring_cases():

@@ -19,6 +19,7 @@ from tablecompanion.rules.matfile import (
     split_columns,
     write_mat,
 )
+from tests.rules.conftest import need
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 MATCHES = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "matches"
@@ -143,7 +144,7 @@ def _expected() -> dict[str, dict]:
 def test_agrees_with_gnubg_on_all_200_real_matches():
     expected = _expected()
     if not expected:
-        pytest.skip(f"match files not found: {MATCHES / 'gnubg_results.jsonl'}")
+        need(MATCHES / "gnubg_results.jsonl")
     failed, games, agreeing = [], 0, 0
     for name, exp in sorted(expected.items()):
         report = check_mat(parse_mat((MATCHES / name).read_text(encoding="utf-8")), name)

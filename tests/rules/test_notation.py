@@ -52,6 +52,8 @@ def board(on_roll: dict, opponent: dict) -> Position:
         ("24/13", (6, 5), "24/13"),
         ("  13/7   8/7 ", (6, 1), "13/7 8/7"),
         ("13/11 13/8", (5, 2), "13/11 13/8"),
+        ("13-7 8-7", (6, 1), "13/7 8/7"),  # FIBS / Jellyfish dashes
+        ("24-18-13", (6, 5), "24/13"),
     ],
 )
 def test_variants_parse_to_the_canonical_play(text, dice, canonical):
@@ -62,10 +64,10 @@ def test_variants_parse_to_the_canonical_play(text, dice, canonical):
 
 
 def test_bar_and_off_spellings():
-    for text in ("bar/20 13/7", "25/20 13/7", "b/20 13/7", "BAR/20 13/7"):
+    for text in ("bar/20 13/7", "25/20 13/7", "b/20 13/7", "BAR/20 13/7", "bar-20 13-7"):
         assert str(ON_BAR.parse_play(text, (6, 5))) == "bar/20 13/7"
     home = board({6: 2, 5: 3, 4: 10}, {1: 15})
-    for text in ("6/off 5/off", "6/0 5/0", "6/o 5/o", "5/off 6/off"):
+    for text in ("6/off 5/off", "6/0 5/0", "6/o 5/o", "5/off 6/off", "6-off 5-off"):
         assert str(home.parse_play(text, (6, 5))) == "6/off 5/off"
 
 
@@ -109,7 +111,8 @@ def test_ambiguous_combined_move_is_refused():
         (START, "8/5*", (3, 1), IllegalPlayError, "no blot to hit on 5"),
         (START, "6/off 6/off", (6, 6), IllegalPlayError, "still outside the home board"),
         (START, "", (3, 1), IllegalPlayError, "passing is not allowed"),
-        (START, "13-7 8-7", (6, 1), NotationError, "is not a move"),
+        (START, "13.7 8.7", (6, 1), NotationError, "is not a move"),
+        (START, "13-7-", (6, 1), NotationError, "is not a move"),
         (START, "24/28", (4, 4), NotationError, "no point 28"),
         (START, "7/13", (6, 6), NotationError, "higher to lower"),
         (START, "off/3", (3, 3), NotationError, "cannot start off the board"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -92,8 +93,12 @@ def _replay(case: dict) -> Match:
     return match
 
 
-@pytest.mark.skipif(not CASES, reason=f"scoring oracle not found: {DATA}")
 def test_every_gnubg_scoring_case_is_reproduced():
+    if not CASES:
+        message = f"scoring oracle not found: {DATA}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
     wrong = []
     for case in CASES:
         m = _replay(case)
