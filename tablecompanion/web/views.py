@@ -213,7 +213,7 @@ def history_rows(snap: dict, evidence_for=None) -> list[dict]:
         who = entry.get("player") or entry.get("actor") or ""
         gid = f"{entry['position_id']}:{entry['match_id']}" if entry.get("position_id") and entry.get("match_id") else ""
         rows.append({"n": i, "who": who, "name": presenter.player_name(snap, who), "text": history_text(entry),
-                     "gnubg_id": gid,
+                     "gnubg_id": gid, "xgid": entry.get("xgid") or "",
                      "kind": entry.get("action") or entry.get("type") or "",
                      "flagged": bool(entry.get("illegal") or entry.get("flagged")),
                      "evidence": evidence_url(evidence_for, entry.get("evidence")) if evidence_for else ""})
@@ -239,7 +239,10 @@ def history_items(rows: list[dict]) -> Markup:
                if r["who"] else "")
         pic = (f' <a class="evidence" href="{escape(r["evidence"])}" target="_blank" title="the camera\'s frame">'
                f'frame</a>' if r.get("evidence") else "")
-        out.append(f'<li class="{cls}">{who}<span class="h-text">{escape(r["text"])}</span>{pic}</li>')
+        ids = " · ".join(x for x in (f"GNUBG ID {r['gnubg_id']}" if r.get("gnubg_id") else "",
+                                     r.get("xgid") or "") if x)
+        title = f' title="after this: {escape(ids)}"' if ids else ""
+        out.append(f'<li class="{cls}"{title}>{who}<span class="h-text">{escape(r["text"])}</span>{pic}</li>')
     return Markup("".join(out))
 
 

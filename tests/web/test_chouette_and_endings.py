@@ -87,3 +87,13 @@ def test_a_time_out_is_said_on_the_page(client):
     html = client.get("/tables/t").get_data(as_text=True)
     assert "Dan wins on time (Cat ran out of time)" in html
     assert csrf_of(html)
+
+
+def test_each_history_row_gives_the_ids_of_that_moment(client, op):
+    for body in ({"action": "roll", "dice": [6, 3]}, {"action": "play", "play": "24/18 13/10"}):
+        assert client.post("/api/tables/1/actions", json=body, headers=op).status_code == 200
+    after_play = client.get("/api/tables/1/ids?at=1").get_json()
+    html = client.get("/tables/1").get_data(as_text=True)
+    row = re.search(r'<li class="h-play"[^>]*title="after this: ([^"]+)"', html)
+    assert row, "the play's history row has no IDs"
+    assert row.group(1) == f"GNUBG ID {after_play['gnubg_id']} · {after_play['xgid']}"
