@@ -8,6 +8,10 @@ rolls, so each round is a fresh set of (position, roll) cases for both (the bind
 evaluations of the positions it has seen and gets several times faster on repeats). Both sides
 are timed on CPU time (``time.process_time``) because the machine is shared. The end-of-run
 summary prints positions per second for each and the ratio ours / gnubg.
+
+A second pair (group ``legal_plays_selfplay``) gives both sides, each round, 500 positions neither
+has seen: positions of random self-play games from a seed used for that round only. These are
+fuller boards than the dev file (which has many forced and no-move cases), so both rates are lower.
 """
 
 from __future__ import annotations
@@ -104,10 +108,76 @@ def test_gnubg_binding(benchmark, cases, report):
     _ratio(report)
 
 
-def _ratio(report) -> None:
-    if "ours" in _RESULTS and "gnubg" in _RESULTS and "ratio" not in _RESULTS:
-        _RESULTS["ratio"] = _RESULTS["ours"] / _RESULTS["gnubg"]
-        report("legal_plays", "ratio ours / gnubg", _RESULTS["ratio"], "x")
+def _ratio(report, group: str = "legal_plays", prefix: str = "") -> None:
+    ours, gnubg, ratio = prefix + "ours", prefix + "gnubg", prefix + "ratio"
+    if ours in _RESULTS and gnubg in _RESULTS and ratio not in _RESULTS:
+        _RESULTS[ratio] = _RESULTS[ours] / _RESULTS[gnubg]
+        report(group, "ratio ours / gnubg", _RESULTS[ratio], "x")
+
+
+SELFPLAY_CASES = 500
+
+
+def selfplay_rounds(first_seed: int):
+    """Round r: SELFPLAY_CASES (position, roll) pairs of random games seeded for round r only."""
+    import random
+
+    for r in itertools.count():
+        rng = random.Random(first_seed + r)
+        batch: list[tuple[Position, tuple[int, int]]] = []
+        while len(batch) < SELFPLAY_CASES:
+            pos = Position.initial()
+            while not pos.winner() and len(batch) < SELFPLAY_CASES:
+                dice = (rng.randint(1, 6), rng.randint(1, 6))
+                batch.append((pos, dice))
+                plays = pos.legal_plays(dice)
+                pos = pos.apply(rng.choice(plays)) if plays else pos.swapped()
+        yield batch
+
+
+@pytest.mark.benchmark(group="legal_plays_selfplay", timer=time.process_time)
+def test_ours_selfplay(benchmark, report):
+    source = selfplay_rounds(10_000)
+
+    def setup():
+        return (next(source),), {}
+
+    def run(batch):
+        return sum(len(pos.legal_plays(dice)) for pos, dice in batch)
+
+    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    rate = _per_second(benchmark, SELFPLAY_CASES)
+    if rate:
+        _RESULTS["selfplay_ours"] = rate
+        benchmark.extra_info["positions_per_s"] = round(rate)
+        report("legal_plays_selfplay", "tablecompanion.rules (positions/s)", rate)
+    _ratio(report, "legal_plays_selfplay", "selfplay_")
+
+
+@pytest.mark.benchmark(group="legal_plays_selfplay", timer=time.process_time)
+def test_gnubg_binding_selfplay(benchmark, report):
+    try:
+        import gnubg
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the gnubg binding (pip extra 'oracle') is required under CI")
+        pytest.skip("gnubg binding not installed")
+    cube, context = gnubg.cube_info(), gnubg.eval_context()
+    source = selfplay_rounds(10_000)
+
+    def setup():
+        return ([((p.opponent, p.on_roll), dice) for p, dice in next(source)],), {}
+
+    def run(batch):
+        return sum(len(gnubg.find_best_moves(board, cube, context, dice)) for board, dice in batch)
+
+    benchmark.pedantic(run, setup=setup, rounds=ROUNDS, iterations=1)
+    rate = _per_second(benchmark, SELFPLAY_CASES)
+    if rate:
+        _RESULTS["selfplay_gnubg"] = rate
+        benchmark.extra_info["positions_per_s"] = round(rate)
+        report("legal_plays_selfplay", "gnubg binding (positions/s)", rate)
+    _ratio(report, "legal_plays_selfplay", "selfplay_")
 
 
 def test_both_sides_count_the_same_plays(cases):
