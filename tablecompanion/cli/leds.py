@@ -176,9 +176,10 @@ def cmd_check(args) -> int:
             raise LedError(f"median round trip {median:.2f} ms is above --max-median-ms {args.max_median_ms}")
         report["ok"] = True
         return_code = 0
-    except (LedError, OSError) as exc:
-        report["error"] = str(exc)
-        print(f"leds check failed: {exc}", file=sys.stderr)
+    except (LedError, OSError) as exc:  # serial.SerialException is an OSError
+        hint = "" if isinstance(exc, LedError) else f" (port {report.get('port')} failed: unplugged, or in use?)"
+        report["error"] = str(exc) + hint
+        print(f"leds check failed: {exc}{hint}", file=sys.stderr)
         return_code = 1
     except Exception as exc:  # serial.SerialException and friends: still a clear one-line failure
         report["error"] = f"{type(exc).__name__}: {exc}"

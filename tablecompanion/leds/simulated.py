@@ -203,6 +203,12 @@ class SimulatedBoard:
         except (BrokenPipeError, ValueError) as exc:
             raise LedError("the simavr harness is not running") from exc
 
+    def kill(self) -> None:
+        """Pull the cable: the harness dies at once (SIGKILL), its pty vanishes mid-conversation."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=5)
+
     def close(self) -> None:
         if self.proc.poll() is None:
             try:
