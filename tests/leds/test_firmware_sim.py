@@ -272,3 +272,20 @@ def test_harness_reports_a_data_overrun_when_the_mcu_does_not_read(built, tmp_pa
         assert len(sim.overruns) == 5  # 7 bytes: 2 wait in the receive buffer, 5 are lost
         gaps = [b - a for a, b in zip(sim.overruns, sim.overruns[1:])]
         assert all(g == 16_000_000 * 10 // 250_000 for g in gaps)  # one character time apart
+
+
+def test_a_rejected_frame_changes_nothing(sim, link):
+    """Atomic frames: a STATE whose only fault is in its last byte is refused whole; not one LED of
+    it reaches the strip, and the board keeps showing the previous state."""
+    send(link, STEADY)
+    shown = sim.wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=20)
+    bad = bytearray(p.state_payload(layout.render(STEADY.with_point(1, "red").with_point(24, "blue"))))
+    bad[-1] |= 0x40  # a reserved bit in the last LED
+    with pytest.raises(BoardErrorReply) as err:
+        link.request(p.T_STATE, bytes(bad), p.T_ACK)
+    assert err.value.code == p.E_BAD_VALUE and err.value.detail == 2 + p.LED_COUNT - 1
+    link.ping()
+    time.sleep(0.3)  # a redraw would have latched long before now
+    after = sim.frames[sim.frames.index(shown):]
+    assert after and all(list(frame.rgb) == expected(STEADY) for frame in after)
+    assert link.ping().session  # the session survives a refused frame

@@ -175,3 +175,22 @@ def test_oversized_frames_are_dropped_and_counted(sim, link):
     counters = link.ping()
     assert counters.dropped_bytes >= 5000 - p.MAX_ENCODED
     sim.wait_for(lambda rgb: list(rgb) == expected(), timeout=30)
+
+
+@pytest.mark.slow
+def test_firmware_applies_the_next_good_frame_after_any_damage(sim, link):
+    """No handshake in between: after each damaged frame (flipped bits, truncation, inserted bytes,
+    noise), the very next good STATE frame is acknowledged and drives the LEDs."""
+    rng = random.Random(99)
+    link.reply_timeout = 5.0  # a retry below then means a lost frame, not a slow machine
+    decoy = p.state_payload(layout.render(LedState().with_points(range(1, 25), "red")))
+    for point in range(1, 25):
+        state = LedState().with_point(point, "green").with_bar("top", "cyan")
+        start = sim.frame_count()
+        link.port.write(mutate(rng, p.encode_frame(p.T_STATE, 250, decoy)))
+        link.send_state(p.state_payload(layout.render(state)))
+        want = rgb_output(layout.render(state), state.brightness, 0)
+        sim.wait_for(lambda rgb: list(rgb) == want, timeout=30, after=start)
+    counters = link.ping()
+    assert counters.session and counters.bad_frames >= 12
+    assert link.counters.retries == 0  # the good frame never needed a second try
