@@ -77,6 +77,7 @@ class Flag:
     provisional: bool = False  # the play stands for now (the opponent is on turn)
     correction: str | None = None
     game: int = 1
+    stood_because: str = "rolled"  # what the opponent did that let it stand: rolled / doubled / offered to resign
 
     def to_dict(self, settings: TableSettings) -> dict:
         mover = self.player
@@ -275,6 +276,7 @@ class TableState:
             self.last_roll_n = None
             if self.flag is not None:  # a game that ended cannot have a play left to correct
                 self.flag.status = "stood"
+                self.flag.stood_because = "game over"
                 self.flag.provisional = False
                 self.flag = None
         if self.match.is_over and len(self.match.games) > games_before:
@@ -330,6 +332,7 @@ class TableState:
             present = {"rolled": "rolls", "doubled": "doubles"}.get(what, what)
             raise NotAllowedError(self._flag_block_message(f"{self._name(other(f.player))} {present}"))
         f.status = "stood"
+        f.stood_because = what
         f.provisional = False
         self.flag = None
         self._history(ev, "illegal_play_stands", f.player, flag=f.id)
@@ -565,8 +568,13 @@ class TableState:
         text = ev.payload.get("play")
         f.correction = f"late: {text}" if text else "late"
         self._history(ev, "correction_out_of_time", f.player, flag=f.id, play=text)
-        why = ("it was accepted" if f.status == "accepted"
-               else f"{self._name(other(f.player))} has rolled since")
+        if f.status == "accepted":
+            why = "it was accepted"
+        elif f.stood_because == "game over":
+            why = "that game is over"
+        else:  # rolled / doubled / offered to resign
+            verb = "has rolled" if f.stood_because == "rolled" else f.stood_because
+            why = f"{self._name(other(f.player))} {verb} since"
         return [{"decision": "correction_out_of_time", "flag": f.id, "player": f.player, "play": text,
                  "message": f"too late to correct {self._name(f.player)}'s play: {why}, so it stands as played"}]
 
@@ -596,6 +604,9 @@ class TableState:
         if self.flag is not None:
             if ev.kind == "double":
                 out = self._settle_flag_before(ev, "doubled")
+            elif ev.kind == "resign" and self.flag.provisional:
+                # Responsible Moves: offering to resign goes on with the game as it stands, like a roll
+                out = self._settle_flag_before(ev, "offered to resign")
             else:
                 raise NotAllowedError(self._flag_block_message("the game goes on"))
         else:

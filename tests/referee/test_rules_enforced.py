@@ -587,3 +587,24 @@ def test_responsible_moves_accepted_illegal_last_bear_off_ends_the_game(make_ref
     snap = ref.snapshot()
     assert snap["score"] == [3, 0] and snap["awaiting"] == "match_over"
     assert snap["flags"][0]["status"] == "accepted"
+
+
+def test_responsible_moves_offering_to_resign_lets_the_illegal_play_stand(make_ref):
+    """Under Responsible Moves the opponent may go on instead of asking for a correction: a resignation
+    offer goes on like a roll or a double, so the play stands and a later correction is out of time."""
+    ref = make_ref(move_policy="responsible")
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    out = ref.act({"action": "resign", "level": "single"})
+    assert decisions(out) == ["illegal_play_stands", "resign_offered"]
+    ref.act({"action": "reject_resign"})
+    out = ref.act({"action": "correct", "play": "24/18 13/9"})
+    assert decisions(out) == ["correction_out_of_time"] and "offered to resign since" in out[0]["message"]
+    assert ref.snapshot()["board"]["X"][9] == 1
+
+
+def test_legal_moves_no_resignation_while_a_flag_is_open(make_ref):
+    ref = make_ref(move_policy="legal")
+    ref.act({"action": "roll", "dice": [6, 4]})
+    ref.act({"action": "play", "play": "24/18 13/10"})
+    refused(ref, {"action": "resign", "level": "single"}, 409, contains="corrected")
