@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from tablecompanion.leds import layout
 from tablecompanion.leds import protocol as p
-from tablecompanion.leds.board import default_opener
+from tablecompanion.leds.board import SerialLedBoard, default_opener
+from tablecompanion.leds.emulated import EmulatedSerial
 from tablecompanion.leds.errors import LedError
 from tablecompanion.leds.link import Link
 from tablecompanion.leds.model import FirmwareModel, rgb_output
@@ -194,3 +195,39 @@ def test_firmware_applies_the_next_good_frame_after_any_damage(sim, link):
     counters = link.ping()
     assert counters.session and counters.bad_frames >= 12
     assert link.counters.retries == 0  # the good frame never needed a second try
+
+
+class FloodingSerial(EmulatedSerial):
+    """The in-process board behind a line that, on the first STATE, floods the host: 64 kB of noise,
+    a 5 kB run without a delimiter and 500 copies of one button event, before the real reply."""
+
+    flooded = False
+
+    def write(self, data):
+        frames = p.FrameDecoder().feed(bytes(data))
+        if not self.flooded and any(f.type == p.T_STATE for f in frames):
+            self.flooded = True
+            rng = random.Random(5)
+            event = p.encode_frame(p.T_EVENT, 77, bytes([2]))  # "double"
+            with self._cond:
+                self._buf += rng.randbytes(65536) + b"\x00" + b"\x42" * 5000 + event * 500
+        return super().write(data)
+
+
+def test_driver_survives_a_flood_from_the_board():
+    got = []
+    board = SerialLedBoard("flood", reply_timeout=0.5, retries=5, opener=lambda _: FloodingSerial(FirmwareModel()))
+    board.on_event(got.append)
+    try:
+        board.show(STATE)
+        assert board.wait_shown(30)
+        board.show(STATE.with_point(1, "blue"))  # the link still works after the flood
+        assert board.wait_shown(30)
+        end = time.monotonic() + 5
+        while not got and time.monotonic() < end:
+            time.sleep(0.01)
+        stats = board.link_stats()
+    finally:
+        board.close()
+    assert got == ["double"]  # 500 copies, one press
+    assert stats.crc_errors + stats.malformed > 0 and stats.connected
