@@ -69,7 +69,7 @@ class _Target:
         if args.emulate:
             from tablecompanion.leds.simulated import SimulatedBoard
 
-            self.sim = SimulatedBoard()
+            self.sim = SimulatedBoard(trace_frames=True)  # frame delimiters stamped on the MCU's clock
             self.spec = self.sim.pty
         elif args.in_process:
             self.spec = "in-process"
@@ -164,10 +164,24 @@ def cmd_check(args) -> int:
         target_ms = 2 * wire_ms + 1
         report.update(round_trips=len(rtts), rtt_median_ms=round(median, 3), rtt_p99_ms=round(p99, 3),
                       wire_ms=round(wire_ms, 3), target_ms=round(target_ms, 3), baud=p.BAUD,
+                      median_within_target=median <= target_ms, p99_within_target=p99 <= target_ms,
                       retries=link.counters.retries)
+        verdict = lambda v: "within" if v <= target_ms else "over"  # noqa: E731
         _say(args, f"full-state round trip over {len(rtts)}: median {median:.2f} ms, p99 {p99:.2f} ms "
                    f"(frame wire time {wire_ms:.2f} ms at {p.BAUD} baud; target <= {target_ms:.2f} ms: "
-                   f"median {'within' if median <= target_ms else 'over'})")
+                   f"median {verdict(median)}, p99 {verdict(p99)})")
+        if target.sim is not None:
+            # the same exchanges on the emulated MCU's clock: wire + firmware, no host scheduling noise
+            requests = 3 + len(rtts)  # HELLO, pattern, unknown type, then the timed ones
+            end = time.monotonic() + 5
+            while len(target.sim.exchange_times_ms()) < requests and time.monotonic() < end:
+                time.sleep(0.02)
+            mcu = sorted(target.sim.exchange_times_ms()[3:requests])
+            if mcu:
+                mcu_median, mcu_p99 = statistics.median(mcu), percentile(mcu, 99)
+                report.update(mcu_median_ms=round(mcu_median, 3), mcu_p99_ms=round(mcu_p99, 3))
+                _say(args, f"same exchanges on the emulated MCU's clock: median {mcu_median:.2f} ms, "
+                           f"p99 {mcu_p99:.2f} ms (median {verdict(mcu_median)}, p99 {verdict(mcu_p99)})")
         counters = link.ping()
         report["board_bad_frames"] = counters.bad_frames
         _say(args, f"board counters: {counters.good_frames} good frames, {counters.bad_frames} bad, "

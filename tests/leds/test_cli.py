@@ -20,6 +20,7 @@ def test_check_emulated_verifies_the_pins(built, capsys):
     assert main(["leds", "check", "--emulate", "--count", "50"]) == 0
     out = capsys.readouterr().out
     assert "matches the pattern" in out and "median" in out and "leds check: OK" in out
+    assert "emulated MCU's clock: median" in out
 
 
 def test_check_fails_clearly_without_a_board(capsys):
