@@ -86,10 +86,9 @@ def _open_table(hall, args, demo_settings):
     if ref is not None:
         return ref, args.token, False
     token = args.token or secrets.token_urlsafe(9)
-    # The record keeps a hash of a token of 4+ characters; a shorter --token (``--token T``) is checked by
-    # the server itself (TABLE_TOKENS) and the record gets a random one.
-    stored = token if len(token) >= 4 else secrets.token_urlsafe(12)
-    ref, _ = hall.create_table(_settings(args, demo_settings), table_id="1", token=stored)
+    # The record keeps the token's hash, even of a short one chosen on the console (``--token T``), so a
+    # restart without --token still opens the table with it.
+    ref, _ = hall.create_table(_settings(args, demo_settings), table_id="1", token=token, min_token_length=1)
     return ref, token, True
 
 

@@ -73,11 +73,15 @@ class Hall:
             self.start_ticker(tick_interval)
 
     def create_table(self, settings: TableSettings | dict, table_id: str | None = None,
-                     token: str | None = None) -> tuple[Referee, str]:
-        """A new table with its match settings; returns its referee and operator token."""
+                     token: str | None = None, *, min_token_length: int = 4) -> tuple[Referee, str]:
+        """A new table with its match settings; returns its referee and operator token.
+
+        ``min_token_length`` guards tokens typed into forms and the API; the server's own console
+        (``serve --token T``) may choose a shorter one on purpose, and it must still work after a restart."""
         settings = TableSettings.from_dict(settings)
-        if token is not None and (not isinstance(token, str) or not 4 <= len(token) <= 200):
-            raise BadActionError("an operator token is text of 4 to 200 characters")
+        if token is not None and (not isinstance(token, str) or not max(1, min_token_length) <= len(token) <= 200
+                                  or not token.strip()):
+            raise BadActionError(f"an operator token is text of {max(1, min_token_length)} to 200 characters")
         token = token or secrets.token_urlsafe(12)
         with self._lock:
             if table_id is None:
