@@ -202,3 +202,37 @@ def test_play_value_semantics():
     assert a != START.parse_play("13/9", (3, 1))
     for src, dst, hit in a.moves:  # three fields, as the other areas unpack them
         assert 1 <= dst < src <= 25 and hit is False
+
+
+def test_every_legal_play_parses_back_from_the_ways_players_write_it():
+    """Random awkward positions: each legal play written as shuffled single steps (with or without
+    ``*``, 25/0 for bar/off), with dashes, with repeats written out, or in capitals, is that play."""
+    import random
+    import re
+
+    from tests.rules.reference_moves import KINDS, random_position
+
+    rng = random.Random(41)
+    rolls = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+
+    def name(p: int) -> str:
+        return "bar" if p == 25 else "off" if p == 0 else str(p)
+
+    checked = 0
+    for i in range(64):
+        pos = Position.from_board(*random_position(rng, KINDS[i % len(KINDS)]))
+        for dice in rng.sample(rolls, 3):
+            for play in pos.legal_plays(dice):
+                text = str(play)
+                steps = [f"{name(m.source)}/{name(m.dest)}{'*' if m.hit else ''}" for m in play.moves]
+                bare = [f"{m.source}/{m.dest}" for m in play.moves]
+                rng.shuffle(steps)
+                rng.shuffle(bare)
+                repeats_out = " ".join(
+                    " ".join([m.group(1)] * int(m.group(2))) if (m := re.match(r"^(.*)\((\d)\)$", t)) else t
+                    for t in text.split()
+                )
+                for variant in (" ".join(steps), " ".join(bare), text.replace("/", "-"), repeats_out, text.upper()):
+                    assert pos.parse_play(variant, dice) == play, (pos.position_id(), dice, text, variant)
+                    checked += 1
+    assert checked > 1000
