@@ -289,3 +289,17 @@ def test_a_rejected_frame_changes_nothing(sim, link):
     after = sim.frames[sim.frames.index(shown):]
     assert after and all(list(frame.rgb) == expected(STEADY) for frame in after)
     assert link.ping().session  # the session survives a refused frame
+
+
+def test_the_driver_heartbeat_keeps_the_board_out_of_host_lost(sim):
+    """Nothing changes for 4.5 s (longer than the firmware's 3 s host-lost timeout): the driver's
+    idle pings keep the session, and the strip keeps showing the state."""
+    with SerialLedBoard(sim.pty, reply_timeout=1.0) as board:
+        board.show(STEADY)
+        assert board.wait_shown(20)
+        shown = sim.wait_for(lambda rgb: list(rgb) == expected(STEADY), timeout=20)
+        time.sleep(4.5)
+        stats = board.link_stats()
+    after = sim.frames[sim.frames.index(shown):]
+    assert all(list(frame.rgb) == expected(STEADY) for frame in after)  # never the host-lost pattern
+    assert stats.board is not None and stats.board.session and stats.reconnects == 0
