@@ -97,3 +97,9 @@ def test_each_history_row_gives_the_ids_of_that_moment(client, op):
     row = re.search(r'<li class="h-play"[^>]*title="after this: ([^"]+)"', html)
     assert row, "the play's history row has no IDs"
     assert row.group(1) == f"GNUBG ID {after_play['gnubg_id']} · {after_play['xgid']}"
+
+
+def test_hall_card_of_a_chouette_names_box_and_team(client):
+    _chouette(client)
+    card = re.search(r'id="card-ch".*?</a>', client.get("/").get_data(as_text=True), re.S).group(0)
+    assert "Chouette of 3" in card and "Box Box · team Cap, Mem" in card
