@@ -210,8 +210,11 @@ class _Execution:
         self.results: dict[tuple, tuple] = {}  # key -> steps
         self.failure: tuple[int, str] | None = None
 
-    def fail(self, depth: int, message: str, weight: int) -> None:
-        rank = (weight, depth)  # a reason on the board beats a dice mismatch found deeper
+    def fail(self, depth: int, message: str, weight: int, literal: tuple[bool, bool] = (False, False)) -> None:
+        """Keep the most telling reason: one on the board beats a dice mismatch; then a step as the
+        player wrote it (from a written point, to a written point) beats a split the search tried;
+        then the deeper one."""
+        rank = (weight, *literal, depth)
         if self.failure is None or rank > self.failure[0]:
             self.failure = (rank, message)
 
@@ -245,7 +248,8 @@ class _Execution:
                 if t < 0:
                     t = 0
                 if (s, t) not in movegen.single_moves(b, o, d):
-                    self.fail(depth, _why_not(b, o, s, d), 1)
+                    literal = (s == paths[i].points[self.nxt[i] - 1], t == target)
+                    self.fail(depth, _why_not(b, o, s, d), 1, literal)
                     continue
                 # play the step
                 b[s] -= 1

@@ -127,6 +127,16 @@ def test_errors_say_why(pos, text, dice, error, message):
         pos.parse_play(text, dice)
 
 
+def test_the_reason_given_is_about_the_move_as_written():
+    """'6/off' with 6-1 and a checker outside: the reason names the 6 point (as written), not the 5
+    point a 6/5/off split would bear off from."""
+    pos = board({13: 1, 6: 14}, {13: 2, 18: 2, 1: 11})
+    with pytest.raises(IllegalPlayError, match="cannot bear off from 6: 1 checker is still outside"):
+        pos.parse_play("6/off", (6, 1))
+    with pytest.raises(IllegalPlayError, match=r"13/7: 7 is blocked \(the 6 from 13\)"):
+        pos.parse_play("13/7", (6, 1))
+
+
 def test_bear_off_from_a_lower_point_while_higher_checkers_remain():
     pos = board({6: 1, 3: 1, 2: 13}, {1: 15})
     with pytest.raises(IllegalPlayError, match="while a checker is on 6"):
