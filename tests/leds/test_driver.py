@@ -207,3 +207,43 @@ def test_snapshot_for_a_dashboard(board):
     point6 = next(item for item in snap if item["name"] == "point 6")
     assert point6["colour"] == "green" and point6["mode"] == "on" and point6["rgb"] == [0, 255, 0]
     assert len(snap) == 41
+
+
+def test_a_board_behind_a_pyserial_url():
+    """``socket://host:port`` (a network serial bridge such as ser2net) opens like a device path."""
+    import socket
+
+    from tablecompanion.leds.board import SerialLedBoard
+    from tablecompanion.leds.model import FirmwareModel
+
+    model = FirmwareModel()
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    stop = threading.Event()
+
+    def bridge():
+        conn, _ = server.accept()
+        conn.settimeout(0.05)
+        with conn:
+            while not stop.is_set():
+                try:
+                    data = conn.recv(4096)
+                except socket.timeout:
+                    continue
+                if not data:
+                    return
+                model.feed(data)
+                conn.sendall(model.take_output())
+
+    threading.Thread(target=bridge, daemon=True).start()
+    url = f"socket://127.0.0.1:{server.getsockname()[1]}"
+    try:
+        with SerialLedBoard(url, reply_timeout=1.0) as b:
+            b.show(STATE)
+            assert b.wait_shown(10)
+            assert b.link_stats().port == url
+        assert bytes(model.leds) == layout.render(STATE)
+    finally:
+        stop.set()
+        server.close()
