@@ -150,7 +150,7 @@ def hall_card_payload(ref) -> dict:
 
 AWAITING_TEXT = {
     "opening_roll": "Opening roll",
-    "roll": "{actor} to roll or double",
+    "roll": "{actor} to roll",  # after a take: the doubler rolls, no redouble now
     "roll_or_double": "{actor} to roll or double",
     "play": "{actor} to play {dice}",
     "take_or_pass": "{actor} to take or pass",
@@ -212,7 +212,8 @@ def history_rows(snap: dict, evidence_for=None) -> list[dict]:
             continue
         who = entry.get("player") or entry.get("actor") or ""
         gid = f"{entry['position_id']}:{entry['match_id']}" if entry.get("position_id") and entry.get("match_id") else ""
-        rows.append({"n": i, "who": who, "name": presenter.player_name(snap, who), "text": history_text(entry),
+        name = entry.get("member") or presenter.player_name(snap, who)  # a chouette member answering a double
+        rows.append({"n": i, "who": who, "name": name, "text": history_text(entry),
                      "gnubg_id": gid, "xgid": entry.get("xgid") or "",
                      "kind": entry.get("action") or entry.get("type") or "",
                      "flagged": bool(entry.get("illegal") or entry.get("flagged")),

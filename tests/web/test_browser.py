@@ -182,3 +182,47 @@ def test_operator_plays_turns_in_the_browser(driver, shots, tmp_path):
         print(f"screenshots in {shots}")
     finally:
         srv.stop()
+
+
+def test_chouette_members_answer_the_box_double_in_the_browser(driver, shots, tmp_path):
+    """Only the members still to answer can press Take/Pass; the other controls are greyed out; the
+    panel follows each answer live."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    srv = Server(["--manual", "--token", "T", "--data-dir", str(tmp_path / "rec")]).start()
+    wait = WebDriverWait(driver, 10)
+    css = By.CSS_SELECTOR
+    try:
+        status, body = srv.request("POST", "/api/tables", {"chouette": ["Anna", "Carl", "Dora"], "match_length": 0,
+                                                           "table_id": "ch", "token": "chouette"})
+        assert status == 201, body
+        for action in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                       {"action": "roll", "dice": [6, 4]}, {"action": "play", "play": "24/14"},
+                       {"action": "double"}):
+            srv.act(action, "chouette", table_id="ch")
+        driver.get(srv.base + "/tables/ch")
+        driver.find_element(css, ".operator-login summary").click()
+        driver.find_element(css, "#token-input").send_keys("chouette")
+        driver.find_element(css, "#sign-in-btn").click()
+        wait.until(EC.presence_of_element_located((css, "#chouette-controls")))
+        wait.until(EC.presence_of_element_located((css, "#live.on")))
+
+        def button(member, action):
+            return driver.find_element(css, f'form[data-action="{action}"][data-member="{member}"] button')
+
+        assert button("Dora", "pass").is_enabled() and button("Carl", "take").is_enabled()
+        assert not button("Anna", "take").is_enabled()  # the box does not answer its own double
+        assert not driver.find_element(css, "#roll-btn").is_enabled()
+        assert not driver.find_element(css, "#take-btn").is_enabled()
+        button("Dora", "pass").click()
+        wait.until(EC.text_to_be_present_in_element((css, "#chouette"), "Waiting for: Carl to take or pass"))
+        assert not button("Dora", "take").is_enabled()
+        button("Carl", "take").click()
+        wait.until(EC.text_to_be_present_in_element((css, "#status-line"), "Anna to roll"))
+        assert "Dora -1" in driver.find_element(css, "#chouette").text
+        assert "Dora passes" in driver.find_element(css, "#history").text  # the member, not the captain
+        driver.save_screenshot(str(shots / "chouette.png"))
+    finally:
+        srv.stop()

@@ -213,7 +213,7 @@
   function updateControls(t) {
     if (!cfg.operator || !t) return;
     var a = t.awaiting, flag = t.open_flag, known = ["opening_roll", "roll_or_double", "roll", "play", "take_or_pass",
-      "resign_response", "match_over"].indexOf(a) >= 0;
+      "resign_response", "match_over", "members_respond"].indexOf(a) >= 0;
     var beaver = t.settings && t.settings.beaver;
     var on = {
       roll: ["opening_roll", "roll_or_double", "roll"].indexOf(a) >= 0,
