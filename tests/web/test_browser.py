@@ -102,9 +102,11 @@ def test_operator_plays_turns_in_the_browser(driver, shots, tmp_path):
 
         # opening roll typed: Alice 6, Bob 3
         wait.until(EC.presence_of_element_located((css, "#live.on")))
+        assert text("#roll-label") == "Opening roll: Alice's die, then Bob's"  # which die is whose
         driver.find_element(css, "#dice-input").send_keys("63")
         driver.find_element(css, "#roll-btn").click()
         wait_text("#status-line", "Alice to play 6-3")
+        assert text("#roll-label") == "Roll"
         assert text("#dice") == "6-3"
         # only what makes sense now is enabled (the referee still checks everything)
         assert driver.find_element(css, "#play-btn").is_enabled()

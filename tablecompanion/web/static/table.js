@@ -225,6 +225,9 @@
       accept_illegal: !!(flag && flag.can_accept),
       void: !!t.dice, undo: (t.events || 0) > 0, new_game: t.status === "game_over"
     };
+    var label = $("roll-label"), players = t.players || {};
+    if (label) label.textContent = a === "opening_roll"
+      ? "Opening roll: " + (players.X || "X") + "'s die, then " + (players.O || "O") + "'s" : "Roll";
     var waiting = (t.chouette && t.chouette.waiting_for) || [];
     document.querySelectorAll("#controls form[data-action]").forEach(function (form) {
       var name = form.getAttribute("data-action"), enabled = !known || on[name] !== false;
