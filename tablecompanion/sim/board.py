@@ -35,7 +35,10 @@ def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: flo
         x1, y1 = px(r[2], r[3])
         return int(round(x0)), int(round(y0)), int(round(x1)), int(round(y1))
 
-    img = textures.wood((H, W), style.table_colour, rng, along_x=True, scale=scale * 1.3)
+    # The table: planks from their own generator; the draws the board's textures follow are kept as they
+    # were, so the board itself looks the same whatever the table does.
+    _skip_table_draws(rng, (H, W), scale * 1.3)
+    img = textures.table_top((H, W), style.table_colour, np.random.default_rng(TEXTURE_SEED + 1), scale)
     raised = np.zeros((H, W), np.float32)
 
     # Frame: the whole board outline in darker wood, grain along the long side.
@@ -110,6 +113,21 @@ def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: flo
     if markers:
         _paint_markers(img, geo, px, scale)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _skip_table_draws(rng: np.random.Generator, shape: tuple[int, int], scale: float) -> None:
+    """Advance ``rng`` past the draws the table's texture took before it had its own generator (the
+    small grids of ``textures.wood``), so the board painted after it stays pixel for pixel the same."""
+    h, w = shape
+
+    def grid(cell: float) -> None:
+        rng.uniform(-1, 1, (max(2, int(h / cell) + 2), max(2, int(w / cell) + 2)))
+
+    grid(80 * scale)
+    grid(400 * scale)
+    grid(50 * scale)
+    rng.uniform(-1, 1, (max(2, h // max(1, int(2 * scale))), max(2, w // max(1, int(40 * scale)))))
+    grid(300 * scale)
 
 
 def _relief(img: np.ndarray, raised: np.ndarray, scale: float) -> np.ndarray:

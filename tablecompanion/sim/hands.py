@@ -25,8 +25,9 @@ def _ball(s: float, across: float, lift: float, r: float) -> list[tuple[float, f
     return pts
 
 
-def _capsule(a, b, r):
-    return _ball(*a, r) + _ball(*b, r)
+def _capsule(a, b, r, tip_ratio: float = 1.0):
+    """Two balls' points: their hull is a (tapered, when tip_ratio < 1) rod from a to b."""
+    return _ball(*a, r) + _ball(*b, r * tip_ratio)
 
 
 def _template(spread: float):
@@ -35,8 +36,8 @@ def _template(spread: float):
     for across, setback, r in fingers:
         base = (82, across * 1.05, 4)
         tip = (setback + 8 * (1 - spread) * abs(across) / 24, across * (0.3 + 0.8 * spread), 0)
-        parts.append(("skin", _capsule(base, tip, r)))
-    parts.append(("skin", _capsule((150, -34, 6), (26 + 30 * spread, -12 - 40 * spread, 2), 9.5)))  # thumb
+        parts.append(("skin", _capsule(base, tip, r * 1.08, tip_ratio=0.78)))  # fingers taper to the tip
+    parts.append(("skin", _capsule((150, -34, 6), (26 + 30 * spread, -12 - 40 * spread, 2), 10.5, tip_ratio=0.8)))  # thumb
     palm = []
     for k in range(16):
         a = 2 * math.pi * k / 16

@@ -497,21 +497,49 @@ class Renderer:
         off = np.float32([x0, y0])
         skin_m = np.zeros((ph, pw), np.uint8)
         sleeve_m = np.zeros((ph, pw), np.uint8)
-        crease = np.zeros((ph, pw), np.uint8)
+        body_m = np.zeros((ph, pw), np.uint8)  # palm, wrist and arm: shaded as one rounded mass
+        digits = []  # fingers and thumb: each its own rounded shape over the palm
+        nails = np.zeros((ph, pw), np.uint8)
         for i, kind in enumerate(kinds):
-            poly = (proj[offsets[i]:offsets[i + 1]] - off) / k
-            hull = _fp(cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2))
+            piece = (proj[offsets[i]:offsets[i + 1]] - off) / k
+            hull = _fp(cv2.convexHull(piece.astype(np.float32)).reshape(-1, 2))
             cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, hull, 255, cv2.LINE_AA, SHIFT)
-            if i < 5:  # fingers and thumb: the gaps between them read as darker lines
-                cv2.polylines(crease, [hull], True, 255, 1, cv2.LINE_AA, SHIFT)
+            if i < 5:
+                m = np.zeros((ph, pw), np.uint8)
+                cv2.fillConvexPoly(m, hull, 255, cv2.LINE_AA, SHIFT)
+                digits.append(m)
+                # the nail: on the back of the finger, just behind its tip (a capsule is two 14-point balls)
+                n = len(piece) // 2
+                base_c, tip_c = piece[:12].mean(axis=0), piece[n:n + 12].mean(axis=0)
+                r = float(np.linalg.norm(piece[n:n + 12] - tip_c, axis=1).mean())
+                along = tip_c - base_c
+                length = float(np.linalg.norm(along))
+                if r > 1.2 and length > 1e-3:
+                    centre = tip_c - along / length * 0.35 * r
+                    angle = float(np.degrees(np.arctan2(along[1], along[0])))
+                    cv2.ellipse(nails, ((float(centre[0]), float(centre[1])), (1.3 * r, 1.15 * r), angle), 255, -1, cv2.LINE_AA)
+            else:
+                cv2.fillConvexPoly(body_m, hull, 255, cv2.LINE_AA, SHIFT)
         both = np.maximum(skin_m, sleeve_m)
-        dist = cv2.distanceTransform((both > 0).astype(np.uint8), cv2.DIST_L2, 3)
         scale = max(2.0, 9.0 * self.px_per_mm / k)
+        dist = cv2.distanceTransform((np.maximum(body_m, sleeve_m) > 0).astype(np.uint8), cv2.DIST_L2, 3)
         shade = 0.55 + 0.45 * np.sqrt(np.minimum(dist * (1.0 / scale), 1.0))
-        shade *= 1.0 - 0.35 * cv2.GaussianBlur(crease, (0, 0), 0.8).astype(np.float32) / 255.0
+        # each finger rounds off on its own, so the gaps between fingers show as real edges
+        finger_scale = max(1.0, 0.45 * scale)
+        for m in digits:
+            inside = m > 127
+            if not inside.any():
+                continue
+            d = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
+            fs = 0.5 + 0.5 * np.sqrt(np.minimum(d * (1.0 / finger_scale), 1.0))
+            a = m.astype(np.float32) / 255.0
+            shade = shade * (1 - a) + fs * a
+        nail_a = cv2.GaussianBlur(nails, (0, 0), 0.6).astype(np.float32) / 255.0 * (skin_m.astype(np.float32) / 255.0)
         sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
         skin = np.array(hand.skin, np.float32)
         colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
+        nail_colour = np.clip(skin * 1.18 + np.float32([10, 6, 4]), 0, 255)  # nails: paler and glossier
+        colour = colour + nail_a[..., None] * 0.8 * (nail_colour - colour)
         # Skin and cloth are not one flat colour: blotchy tone and fine grain, fixed to the hand.
         tone = self._skin_texture(ph, pw, hand)
         rgb = colour * (shade * tone)[..., None]

@@ -120,3 +120,53 @@ def cube_face(value: int, size: int = 96) -> np.ndarray:
     d = np.sqrt(np.maximum(np.abs(u) - q, 0) ** 2 + np.maximum(np.abs(v) - q, 0) ** 2)
     alpha = np.clip((0.14 - d) * size / 2 + 0.5, 0, 1)
     return np.dstack([img, alpha * 255]).astype(np.float32)
+
+
+def table_top(shape: tuple[int, int], colour, rng: np.random.Generator, px_per_mm: float) -> np.ndarray:
+    """A wooden table top of planks along x: each plank its own tone and irregular grain, seams between
+    planks and staggered end joints, a faint varnish sheen. Real tables are not one repeating stripe."""
+    h, w = shape
+    out = np.empty((h, w, 3), np.float32)
+    base = np.array(colour, np.float32)
+    y = 0
+    while y < h:
+        plank_h = min(h - y, max(8, int(rng.uniform(95, 150) * px_per_mm)))
+        x = -int(rng.uniform(0, 1800) * px_per_mm)  # end joints staggered plank by plank
+        while x < w:
+            length = max(8, int(rng.uniform(1500, 2600) * px_per_mm))
+            x0, x1 = max(0, x), min(w, x + length)
+            if x1 > x0:
+                out[y:y + plank_h, x0:x1] = _plank((plank_h, x1 - x0), base, rng, px_per_mm)
+                if x > 0:  # end joint
+                    out[y:y + plank_h, x0:x0 + max(1, int(0.8 * px_per_mm))] *= 0.55
+            x += length
+        if y > 0:  # seam between planks: a dark line with a lit lip below it
+            seam = max(1, int(round(0.9 * px_per_mm)))
+            out[y:y + seam] *= 0.5
+            out[y + seam:y + 2 * seam] *= 1.06
+        y += plank_h
+    sheen = value_noise((h, w), 500 * px_per_mm, rng) * 0.05
+    return np.clip(out * (1 + sheen)[..., None], 0, 255)
+
+
+def _plank(shape: tuple[int, int], base: np.ndarray, rng: np.random.Generator, px_per_mm: float) -> np.ndarray:
+    """One plank: growth rings of varying spacing (a random 1-D profile across the grain) bent by slow
+    noise, fine pores stretched along the grain, the plank's own tone."""
+    h, w = shape
+    ring_mm = rng.uniform(2.5, 5.0)
+    # distance across the grain, bent slowly along the plank (and in a few places sharply: figure)
+    bend = value_noise((h, w), 400 * px_per_mm, rng) * 22 * px_per_mm + value_noise((h, w), 70 * px_per_mm, rng) * 2.5 * px_per_mm
+    across = np.arange(h, dtype=np.float32)[:, None] + bend
+    # ring profile: irregular widths, late wood darker, some rings much stronger than others
+    n = int((h + 40 * px_per_mm) / (ring_mm * px_per_mm)) + 8
+    widths = rng.gamma(4.0, ring_mm * px_per_mm / 4.0, n).astype(np.float32)
+    edges = np.cumsum(widths) - 20 * px_per_mm
+    strength = rng.uniform(0.3, 1.0, n).astype(np.float32) ** 2
+    idx = np.clip(np.searchsorted(edges, across), 1, n - 1)
+    frac = (across - edges[idx - 1]) / widths[idx]
+    late = np.clip((frac - 0.55) / 0.45, 0, 1) ** 2 * strength[idx]
+    pores = cv2.resize(rng.uniform(-1, 1, (max(2, h), max(2, int(w / (25 * px_per_mm))))).astype(np.float32), (w, h),
+                       interpolation=cv2.INTER_LINEAR)
+    tone = rng.uniform(0.9, 1.08) * np.array([rng.uniform(0.985, 1.015), 1.0, rng.uniform(0.985, 1.015)], np.float32)
+    shade = 1.0 - 0.24 * late + 0.04 * pores + value_noise((h, w), 120 * px_per_mm, rng) * 0.05
+    return np.clip(shade[..., None] * base * tone, 0, 255)
