@@ -117,3 +117,41 @@ def test_captain_who_drops_hands_over_and_the_next_member_becomes_box_on_a_team_
     ch.apply(AcceptResign())
     assert ch.scores == {"Ann": 1 - 8, "Ben": 4, "Cat": -1, "Dan": 4}
     assert (ch.box, ch.team) == ("Ben", ["Cat", "Dan", "Ann"])
+
+
+def test_random_sessions_stay_zero_sum_and_rotate_by_the_rules():
+    """Random (often wrong) actions from random members: refused ones are ActionErrors, scores always
+    sum to zero, nobody appears or vanishes, and each finished game rotates as RULES.md says."""
+    import random
+
+    rng = random.Random(8)
+    finished = 0
+    for _ in range(25):
+        names = ["Ann", "Ben", "Cat", "Dan", "Eve"][: rng.randint(3, 5)]
+        ch = Chouette(names[0], names[1:], jacoby=rng.random() < 0.5, automatic_doubles=rng.choice([0, 1]))
+        for _ in range(500):
+            box, team, played = ch.box, list(ch.team), len(ch.games)
+            captain = ch.captain
+            k = rng.randrange(9)
+            plays = ch.game.legal_plays()
+            action = [
+                OpeningRoll(rng.randint(1, 6), rng.randint(1, 6)),
+                Roll(rng.randint(1, 6), rng.randint(1, 6)),
+                PlayAction(rng.choice(plays) if plays else None),
+                PlayAction(rng.choice(plays) if plays else None),
+                Double(), Take(), Pass(), Resign(rng.choice(["single", "gammon"])), AcceptResign(),
+            ][k]
+            try:
+                ch.apply(action, member=rng.choice([None, *names]))
+            except ActionError:
+                pass
+            assert sum(ch.scores.values()) == 0
+            assert sorted([ch.box, *ch.team]) == sorted(names)
+            if len(ch.games) > played:
+                finished += 1
+                rec = ch.games[-1]
+                if rec.box_won:
+                    assert (ch.box, ch.team) == (box, team[1:] + team[:1])
+                else:
+                    assert ch.box == captain and ch.team[-1] == box
+    assert finished >= 50

@@ -247,3 +247,48 @@ def test_as_dict_is_json_ready_and_follows_the_state():
     assert d["game"]["board"]["X"][23] == 2 and sum(d["game"]["board"]["O"]) == 15
     assert d["games"][0]["winner"] == "O" and d["games"][0]["how"] == "pass"
     assert d["xgid"] == m.xgid() and d["match_id"] == m.match_id()
+
+
+def test_a_refused_action_changes_nothing_and_ids_always_encode():
+    """Random (mostly wrong) actions on matches and money sessions with every option: each refusal
+    is an ActionError with a message and leaves the state as it was; every state has IDs."""
+    import random
+
+    from tablecompanion.rules.actions import Beaver, RejectResign
+
+    rng = random.Random(5)
+    refused = finished = 0
+    for trial in range(30):
+        options = [
+            {"length": rng.choice([1, 3, 5])},
+            {"length": 0, "jacoby": True, "beaver": True, "automatic_doubles": 2},
+            {"length": 0, "cube_limit": 8, "backgammon_as_gammon": True},
+        ][trial % 3]
+        m = Match(**options)
+        for _ in range(400):
+            if m.is_over:
+                break
+            who = rng.choice([None, "X", "O"])
+            plays = m.game.legal_plays()
+            action = rng.choice([
+                OpeningRoll(rng.randint(1, 6), rng.randint(1, 6)),
+                Roll(rng.randint(1, 6), rng.randint(1, 6), player=who),
+                PlayAction(rng.choice(plays) if plays and rng.random() < 0.9 else "8/5 6/5", player=who),
+                PlayAction(rng.choice(plays) if plays else None, player=who),
+                Double(player=who), Take(player=who), Pass(player=who), Beaver(player=who),
+                Resign(rng.choice(["single", "gammon", "backgammon"]), player=who),
+                AcceptResign(player=who), RejectResign(player=who),
+            ])
+            g = m.game
+            before = (g.awaiting, g.turn, g.dice, g.cube_value, g.cube_owner, g.position, m.score, len(m.games),
+                      m.match_id(), m.xgid())
+            try:
+                m.apply(action)
+            except ActionError as exc:
+                refused += 1
+                assert str(exc)
+                g = m.game
+                assert before == (g.awaiting, g.turn, g.dice, g.cube_value, g.cube_owner, g.position, m.score,
+                                  len(m.games), m.match_id(), m.xgid()), action
+        finished += len(m.games)
+    assert refused > 1000 and finished > 100
