@@ -254,6 +254,16 @@ class TableState:
             return "nobody"
         return self.match.players[0 if player == "X" else 1]
 
+    def _can_double(self) -> bool:
+        """Whether the player on turn may offer the cube now (not in the Crawford game, not with the
+        opponent's cube, not at the limit, not past a flag that must be corrected first)."""
+        if self.match_over or (self.flag is not None and not self.flag.provisional):
+            return False
+        try:
+            return self.game.awaiting == "roll_or_double" and self.game.why_cannot_double() is None
+        except Exception:  # noqa: BLE001 - a rules object without the check: the referee decides on the action
+            return self.game.awaiting == "roll_or_double"
+
     def _winner_name(self, rec) -> str:
         """Who won a finished game, named as seated in that game (a chouette rotates the seats after it)."""
         box = getattr(rec, "box", None)
@@ -743,6 +753,7 @@ class TableState:
             "dice": list(game.dice) if game.dice else None,
             "legal_plays": [str(p) for p in game.legal_plays()] if not self.match_over else [],
             "cube": {"value": game.cube_value, "owner": game.cube_owner},
+            "can_double": self._can_double(),
             "double_offered": game.double_offered,
             "resignation": ({"player": game.resigner, "level": game.resignation_offered}
                             if game.resignation_offered else None),

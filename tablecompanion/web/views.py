@@ -183,6 +183,8 @@ def status_line(snap: dict) -> str:
     dice = snap.get("dice")
     dice_text = f"{dice[0]}-{dice[1]}" if isinstance(dice, (list, tuple)) and len(dice) == 2 else ""
     template = AWAITING_TEXT.get(awaiting)
+    if awaiting == "roll_or_double" and snap.get("can_double") is False:
+        template = AWAITING_TEXT["roll"]  # Crawford game, the opponent's cube, or the cube at its limit
     if template is None:
         return str(awaiting or status or "").replace("_", " ").capitalize()
     return template.format(actor=presenter.player_name(snap, actor) or "?", dice=dice_text).strip()

@@ -113,6 +113,7 @@ def test_double_only_before_rolling_and_only_by_the_player_on_turn(make_ref):
 def test_take_gives_the_cube_to_the_taker_who_alone_may_redouble(make_ref):
     ref = make_ref()
     start(ref)
+    assert ref.snapshot()["can_double"] is True
     assert decisions(ref.act({"action": "double"})) == ["double_offered"]
     snap = ref.snapshot()
     assert snap["awaiting"] == "take_or_pass" and snap["actor"] == "X" and snap["double_offered"] is True
@@ -178,13 +179,23 @@ def test_crawford_game_has_no_doubling_and_post_crawford_has(make_ref):
     snap = ref.snapshot()
     assert snap["score"] == [2, 0] and snap["crawford"] == "crawford"
     start(ref)
+    assert ref.snapshot()["awaiting"] == "roll" and ref.snapshot()["can_double"] is False
     refused(ref, {"action": "double"}, 409, contains="crawford")
     ref.act({"action": "resign", "level": "single", "player": "X"})
     ref.act({"action": "accept_resign"})
     snap = ref.snapshot()
     assert snap["score"] == [2, 1] and snap["crawford"] == "post"
     start(ref)
+    assert ref.snapshot()["can_double"] is True
     assert decisions(ref.act({"action": "double"})) == ["double_offered"]
+    ref.act({"action": "take"})
+    assert ref.snapshot()["can_double"] is False  # the doubler rolls now; no redouble before that
+    ref.act({"action": "roll", "dice": [6, 5]})
+    ref.act({"action": "play", "play": "24/13"})
+    assert ref.snapshot()["can_double"] is True  # the taker owns the cube and is on roll
+    ref.act({"action": "roll", "dice": [2, 1]})
+    ref.act({"action": "play", "play": "13/11 6/5"})
+    assert ref.snapshot()["can_double"] is False  # the cube is on the other side
 
 
 # -- resignation -----------------------------------------------------------------------------------

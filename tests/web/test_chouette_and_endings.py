@@ -103,3 +103,20 @@ def test_hall_card_of_a_chouette_names_box_and_team(client):
     _chouette(client)
     card = re.search(r'id="card-ch".*?</a>', client.get("/").get_data(as_text=True), re.S).group(0)
     assert "Chouette of 3" in card and "Box Box · team Cap, Mem" in card
+
+
+def test_crawford_game_says_roll_not_roll_or_double(client):
+    r = client.post("/api/tables", json={"players": ["Ida", "Jo"], "match_length": 3, "table_id": "cr",
+                                         "token": "crawford"})
+    assert r.status_code == 201
+    h = {"Authorization": "Bearer crawford"}
+    for body in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                 {"action": "double"}, {"action": "take"}, {"action": "roll", "dice": [6, 4]},
+                 {"action": "play", "play": "24/14"}, {"action": "resign", "level": "single"},
+                 {"action": "accept_resign"}, {"action": "roll", "dice": [5, 2]},
+                 {"action": "play", "play": "13/8 13/11"}):
+        assert client.post("/api/tables/cr/actions", json=body, headers=h).status_code == 200, body
+    snap = client.get("/api/tables/cr").get_json()
+    assert snap["crawford"] == "crawford" and snap["can_double"] is False
+    html = client.get("/tables/cr").get_data(as_text=True)
+    assert ">Jo to roll<" in html and "Crawford game" in html

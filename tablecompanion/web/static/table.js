@@ -218,7 +218,7 @@
     var on = {
       roll: ["opening_roll", "roll_or_double", "roll"].indexOf(a) >= 0,
       play: a === "play" || !!flag,
-      double: a === "roll_or_double",
+      double: a === "roll_or_double" && t.can_double !== false,
       take: a === "take_or_pass", pass: a === "take_or_pass", beaver: a === "take_or_pass" && !!beaver,
       resign: ["roll_or_double", "roll", "play"].indexOf(a) >= 0,
       accept_resign: a === "resign_response", reject_resign: a === "resign_response",
