@@ -177,8 +177,10 @@ def status_line(snap: dict) -> str:
     games = snap.get("games") or []
     if status == "game_over" and games and isinstance(games[-1], dict):
         g = games[-1]
+        level = g.get("level") if g.get("level") in ("gammon", "backgammon") else ""
         return (f"{presenter.game_winner_name(snap, g)} won game {g.get('number')} "
-                f"({g.get('points')} pt{'s' if g.get('points') != 1 else ''}) · opening roll next")
+                f"({level + ', ' if level else ''}{g.get('points')} pt{'s' if g.get('points') != 1 else ''})"
+                " · opening roll next")
     actor = snap.get("actor") or snap.get("turn")
     dice = snap.get("dice")
     dice_text = f"{dice[0]}-{dice[1]}" if isinstance(dice, (list, tuple)) and len(dice) == 2 else ""

@@ -120,3 +120,11 @@ def test_crawford_game_says_roll_not_roll_or_double(client):
     assert snap["crawford"] == "crawford" and snap["can_double"] is False
     html = client.get("/tables/cr").get_data(as_text=True)
     assert ">Jo to roll<" in html and "Crawford game" in html
+
+
+def test_a_gammon_is_named_when_the_game_ends(client, op):
+    for body in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                 {"action": "resign", "level": "gammon"}, {"action": "accept_resign"}):
+        assert client.post("/api/tables/1/actions", json=body, headers=op).status_code == 200
+    html = client.get("/tables/1/display").get_data(as_text=True)
+    assert "Alice won game 1 (gammon, 2 pts) · opening roll next" in html
