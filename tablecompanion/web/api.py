@@ -33,7 +33,14 @@ ACTIONS = {
     "accept_illegal": set(),
     "void": set(),
     "new_game": set(),
+    # words a client may use for the answer to whatever is on offer (resolved against the table's state)
+    "accept": set(),
+    "reject": set(),
+    "decline": set(),
 }
+ANSWERS = {("accept", "take_or_pass"): "take", ("accept", "resign_response"): "accept_resign",
+           ("reject", "take_or_pass"): "pass", ("reject", "resign_response"): "reject_resign",
+           ("decline", "take_or_pass"): "pass", ("decline", "resign_response"): "reject_resign"}
 OPTIONAL_FIELDS = {"dice", "play", "level", "reason", "position_id", "note", "player", "board", "to", "member"}
 RESIGN_LEVELS = ("single", "gammon", "backgammon")
 MAX_BODY = 16 * 1024
@@ -130,8 +137,21 @@ def validate_action(body: dict) -> dict:
     return dict(body)
 
 
+def resolve_answer(ref, action: dict) -> dict:
+    """``accept`` / ``reject`` / ``decline``: the answer to the double or the resignation on offer."""
+    kind = action.get("action")
+    if kind not in ("accept", "reject", "decline"):
+        return action
+    awaiting = ref.snapshot(public=True).get("awaiting")
+    real = ANSWERS.get((kind, awaiting))
+    if real is None:
+        raise ApiError(409, f"there is no double or resignation to {kind} now")
+    return {**action, "action": real}
+
+
 def perform(ref, table_id: str, action: dict, source: str) -> dict:
     """Send a checked action to the referee; its refusal becomes an ApiError with the referee's status."""
+    action = resolve_answer(ref, action)
     try:
         decisions = ref.act(action, source=source)
     except RefereeError as exc:

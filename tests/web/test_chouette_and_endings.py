@@ -128,3 +128,24 @@ def test_a_gammon_is_named_when_the_game_ends(client, op):
         assert client.post("/api/tables/1/actions", json=body, headers=op).status_code == 200
     html = client.get("/tables/1/display").get_data(as_text=True)
     assert "Alice won game 1 (gammon, 2 pts) · opening roll next" in html
+
+
+def test_accept_and_reject_answer_whatever_is_on_offer(client, op):
+    def act(body):
+        return client.post("/api/tables/1/actions", json=body, headers=op)
+
+    assert act({"action": "accept"}).status_code == 409  # nothing on offer: refused, nothing recorded
+    assert client.get("/api/tables/1").get_json()["history"] == []
+    for body in ({"action": "roll", "dice": [3, 1]}, {"action": "play", "play": "8/5 6/5"},
+                 {"action": "double"}):
+        assert act(body).status_code == 200
+    r = act({"action": "accept"})
+    assert r.status_code == 200 and r.get_json()["decisions"][0]["decision"] == "double_taken"
+    for body in ({"action": "roll", "dice": [6, 4]}, {"action": "play", "play": "24/14"},
+                 {"action": "resign", "level": "gammon"}):
+        assert act(body).status_code == 200
+    r = act({"action": "reject"})
+    assert r.get_json()["decisions"][0]["decision"] == "resign_rejected"
+    act({"action": "resign", "level": "single"})
+    snap = act({"action": "accept"}).get_json()["table"]
+    assert snap["score"] == [0, 2] and snap["status"] == "game_over"  # single x cube 2, to Bob
