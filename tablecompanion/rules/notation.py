@@ -317,6 +317,9 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
     run.run()
     if not run.results:
         assert run.failure is not None
+        key = _same_result_as_a_legal_play(position, paths, legal)
+        if key is not None:
+            return Play(position, roll, legal[key], key)
         raise IllegalPlayError(f"{text.strip()}: {run.failure[1]}")
 
     matching = {key: steps for key, steps in run.results.items() if key in legal}
@@ -335,6 +338,44 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
         raise NotationError(f"{text.strip()!r} is ambiguous: it can mean {options}")
     key = keys[0]
     return Play(position, roll, legal[key], key)
+
+
+def _same_result_as_a_legal_play(position: Position, paths: list[_Path], legal: dict) -> tuple | None:
+    """The legal play whose result the written moves reach when the checkers are simply picked up
+    and put down as written, in some order, or None.
+
+    GNU Backgammon's importer accepts a play this way (it compares resulting positions), and its own
+    .mat export writes such descriptions: ``7/1 1/0`` for a 6-2 played 7/5/off while a checker is
+    on 4, illegal step by step in the written order but the same checkers in the same places as the
+    legal play. Only an exact legal result is accepted, so nothing illegal gets through.
+    """
+    from itertools import permutations
+
+    matches = set()
+    for order in set(permutations(range(len(paths)))):
+        b, o = position._lists()
+        mask = 0
+        for i in order:
+            points = paths[i].points
+            for s, t in zip(points, points[1:]):
+                if b[s] <= 0:
+                    break
+                if t and o[t] >= 2:
+                    break
+                b[s] -= 1
+                if t and o[t] == 1:
+                    o[t] = 0
+                    o[0] += 1
+                    mask |= 1 << t
+                b[t] += 1  # b[0] counts the checkers borne off
+            else:
+                continue
+            break  # a step could not be placed: try another order
+        else:
+            key = (tuple(b), mask)
+            if key in legal:
+                matches.add(key)
+    return matches.pop() if len(matches) == 1 else None
 
 
 def _pip_options(roll: tuple[int, int]) -> list[int]:

@@ -159,3 +159,43 @@ def test_engine_made_match_with_cube_and_resignation_round_trips(tmp_path):
     assert "Invalid move" not in log and "Unrecognised" not in log
     for path, match in paths.items():
         assert _theirs(results[str(path)]["games"]) == _ours(match), path.name
+
+
+EXPORT_SCRIPT = r"""
+import gnubg, json
+for src, out in PAIRS:
+    gnubg.command("import mat " + src)
+    gnubg.command('export match mat "' + out + '"')
+print("EXPORTED")
+"""
+
+
+@pytest.mark.slow
+def test_gnubgs_own_export_of_every_match_checks_the_same(tmp_path):
+    """GNU Backgammon's own .mat writer (single-die steps, 25/0 style, and descriptions such as
+    '7/1 1/0' that are only legal as a result) read by our checker: all 200 files replay legally and
+    agree with gnubg_results.jsonl on every game's winner and points and the final score."""
+    gnubg = _need_gnubg()
+    results = MATCHES / "gnubg_results.jsonl"
+    if not results.exists():
+        message = f"match files not found: {results}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    expected = {r["file"]: r for r in map(json.loads, results.read_text(encoding="utf-8").splitlines()) if r}
+    pairs = [(str(MATCHES / name), str(tmp_path / name)) for name in sorted(expected)]
+    script = tmp_path / "export_all.py"
+    script.write_text(f"PAIRS = {json.dumps(pairs)}\n" + EXPORT_SCRIPT)
+    proc = subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
+                          timeout=300, stdin=subprocess.DEVNULL)
+    assert "EXPORTED" in proc.stdout, (proc.stdout + proc.stderr)[-2000:]
+    from tablecompanion.rules.matfile import check_text  # noqa: PLC0415
+
+    wrong = []
+    for name, exp in expected.items():
+        report = check_text((tmp_path / name).read_text(encoding="utf-8"), name)
+        games = [{"winner": g.winner, "points": g.points} for g in report.games]
+        want = [{"winner": g["winner"], "points": g["points"]} for g in exp["per_game"]]
+        if not report.ok or games != want or list(report.final_score) != exp["final_score"]:
+            wrong.append((name, report.errors[:1]))
+    assert len(expected) == 200 and not wrong, wrong[:3]

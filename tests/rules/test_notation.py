@@ -137,6 +137,17 @@ def test_the_reason_given_is_about_the_move_as_written():
         pos.parse_play("13/7", (6, 1))
 
 
+def test_a_play_written_in_an_illegal_order_is_the_legal_play_with_that_result():
+    """gnubg's own .mat export writes 7/off played with 6-2 (7/5/off) as '7/1 1/0': step by step in
+    that order it is illegal (a checker is on 4), but the checkers end where the legal play puts
+    them, and gnubg's importer accepts it. So do we; a result no legal play has is still refused."""
+    pos = board({7: 1, 4: 1, 2: 3}, {1: 15})
+    assert str(pos.parse_play("7/1 1/0", (6, 2))) == "7/off"
+    assert str(pos.parse_play("7/1 1/off", (2, 6))) == "7/off"
+    with pytest.raises(IllegalPlayError, match="4/off"):
+        pos.parse_play("7/1 4/off", (6, 2))  # no legal play takes the 4 off
+
+
 def test_bear_off_from_a_lower_point_while_higher_checkers_remain():
     pos = board({6: 1, 3: 1, 2: 13}, {1: 15})
     with pytest.raises(IllegalPlayError, match="while a checker is on 6"):
