@@ -328,15 +328,15 @@ def _misread(reading, scene) -> bool:
     return consistent != total
 
 
-def _save_failure(out_dir: Path, name: str, frame, reading, limit: int = 60) -> None:
+def _save_failure(out_dir: Path, name: str, frame, reading, limit: int = 100) -> None:
     import cv2
 
     from tablecompanion.vision.board_annotate import annotate_reading
 
-    if len(list(out_dir.glob("*.png"))) >= limit:
+    if len(list(out_dir.glob("*.png"))) >= 2 * limit:  # each failure: the annotated frame and the raw one
         return
     cv2.imwrite(str(out_dir / f"{name}.png"), frame if reading is None else annotate_reading(frame, reading))
-    cv2.imwrite(str(out_dir / f"{name}.raw.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, 97])
+    cv2.imwrite(str(out_dir / f"{name}.raw.png"), frame)  # lossless: the same pixels the reader saw
 
 
 def _other(player: str) -> str:

@@ -51,6 +51,8 @@ class CheckerConfig:
     max_fill_colour: float = 45.0  # Lab distance from the side's colour beyond which a slot is not filled
     pile_overlap: float = 0.75  # discs closer than this many diameters sit on one another
     twin_distance: float = 0.35  # discs closer than this many diameters are one checker's top and base
+    faint_twin_distance: float = 0.5  # ... and a faint one (ring below faint_twin_ring) this close to a better one
+    faint_twin_ring: float = 0.5
     annulus: float = 0.65  # a filled slot must show the side's colour on this circle (radii) too, not only at its middle
     fill_unseen_points: bool = False  # let the row walk start a point where no circle was found
     inner_radius: float = 0.45  # radii: where a checker's face is smooth and a die's edges lie
@@ -63,6 +65,11 @@ class CheckerConfig:
     dark_canny: float = 60.0  # the shadows view's edges are faint: Canny and accumulator thresholds of its own
     dark_accumulator: float = 14.0
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
+    flat_face: float = 6.0  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
+    ring_board: float = 0.7  # a flat circle of the board's colour with less of a ring than this is the board
+    die_chroma: float = 20.0  # a*b* distance middle-to-rim beyond which a weakly ringed circle is a die on something else
+    die_lightness: float = 90.0  # the same in L (a white die on a black point)
+    die_clutter: float = 0.2  # share of edges on both small inner circles (0.3 and inner_radius) of a die's circle
 
 
 DEFAULT_CONFIG = CheckerConfig()
@@ -317,6 +324,96 @@ def drop_strays(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> li
     return kept
 
 
+def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
+                    config: CheckerConfig = DEFAULT_CONFIG, edges: "_Edges | None" = None) -> list[Disc]:
+    """Circles with only a partial ring that are the board or a die, not a checker.
+
+    * The board: a face as flat as the board (no checker's bevel or dome between its middle and its rim),
+      less than ``ring_board`` ringed, in the colour the board shows there when empty (the same slot on empty points of the same colour,
+      or the bar's wood): a triangle's base against the frame, wood grain on the bar.
+    * A die: the middle unlike the rim in colour (a white die on a red point, the point's colour around it)
+      or far apart in lightness (a white die on a black point); a checker is one colour to its rim. Or,
+      ringed less than ``ring_board``, edges both near its middle and at ``inner_radius`` (pips, outline).
+    * Anything whose rim (``annulus``) is not its side's colour (a hinge plate beside dark wood).
+    A circle ringed all round (``ring_sure``) is kept: dark checkers on dark points are flat and point-coloured.
+    """
+    weak = [i for i, d in enumerate(discs) if d.ring < config.ring_sure]
+    if not weak:
+        return discs
+    scale = config.px_per_mm
+    r = geometry.spec.checker_diameter / 2
+    xs = np.array([discs[i].x for i in weak], np.float32) * scale
+    ys = np.array([discs[i].y for i in weak], np.float32) * scale
+    middles = _patch_colours(lab, xs, ys, max(2, int(0.2 * r * scale)))
+    rims = _annulus_colours(lab, xs, ys, config.annulus * r * scale)
+    faces = _patch_colours(lab, xs, ys, max(2, int(config.sample_radius * r * scale)))
+    backgrounds = _board_colours_under(lab, discs, weak, geometry, config)
+    side_colour = _side_colours(discs)
+    # a die's outline and pips lie all over the middle of a circle around it; a checker's face is smooth there
+    edges = edges or _Edges(lab, config)
+    clutter = np.minimum(edges.score_many(xs, ys, 0.3 * r * scale, 0.0)[0],
+                         edges.score_many(xs, ys, config.inner_radius * r * scale, 0.0)[0])
+    drop = set()
+    for j, i in enumerate(weak):
+        diff = middles[j] - rims[j]
+        if float(np.hypot(diff[1], diff[2])) > config.die_chroma or abs(float(diff[0])) > config.die_lightness:
+            drop.add(i)
+            continue
+        if discs[i].ring < config.ring_board and clutter[j] >= config.die_clutter:
+            drop.add(i)
+            continue
+        own = side_colour.get(discs[i].side)
+        if own is not None and float(np.linalg.norm(rims[j] - own)) > config.max_fill_colour:
+            drop.add(i)  # its side's colour only in the middle: something dark or light ringed by something else
+            continue
+        bg = backgrounds[j]
+        if bg is not None and discs[i].ring < config.ring_board and float(np.linalg.norm(diff)) < config.flat_face and \
+                float(np.linalg.norm(faces[j] - bg)) < config.min_colour_gap:
+            drop.add(i)
+    return [d for i, d in enumerate(discs) if i not in drop]
+
+
+def _board_colours_under(lab: np.ndarray, discs: list[Disc], which: list[int], geometry: BoardGeometry,
+                         config: CheckerConfig) -> list[np.ndarray | None]:
+    """What the empty board looks like under each of the discs ``which``: on a point, the same slot of the
+    empty points of the same triangle colour; on the bar, the bar's wood away from every circle found."""
+    scale = config.px_per_mm
+    r = geometry.spec.checker_diameter / 2
+    rad = max(2, int(config.sample_radius * r * scale))
+    capacity = geometry.row_capacity()
+    slots = _row_slots(geometry)
+    places = [_region_of(d, geometry) for d in discs]
+    occupied = {p for (kind, p), d in zip(places, discs) if kind == "point" and d.ring >= config.ring_found}
+    empty = [p for p in range(1, 25) if p not in occupied]
+    by_parity: dict[tuple[int, int], np.ndarray] = {}
+    if empty:
+        sx = np.array([[sl.x for sl in slots[p]] for p in empty], np.float32).ravel() * scale
+        sy = np.array([[sl.y for sl in slots[p]] for p in empty], np.float32).ravel() * scale
+        at_slot = _patch_colours(lab, sx, sy, rad).reshape(len(empty), capacity, 3)
+        by_parity = _empty_slot_colours(at_slot, empty)
+    bar_colour = None
+    if any(places[i][0] == "bar" for i in which):
+        x0, y0, x1, y1 = geometry.bar
+        ys_mm = np.arange(y0 + r, y1 - r, r / 2)
+        free = [y for y in ys_mm if all((d.x - (x0 + x1) / 2) ** 2 + (d.y - y) ** 2 > (1.2 * r) ** 2 or d.ring < config.ring_sure
+                                        for d in discs)]
+        if len(free) >= 3:
+            cols = _patch_colours(lab, np.full(len(free), (x0 + x1) / 2 * scale), np.array(free) * scale, rad)
+            bar_colour = np.median(cols, axis=0)
+    out: list[np.ndarray | None] = []
+    for i in which:
+        kind, point = places[i]
+        if kind == "bar":
+            out.append(bar_colour)
+        elif kind == "point" and point is not None:
+            d = discs[i]
+            k = min(range(capacity), key=lambda k: (slots[point][k].x - d.x) ** 2 + (slots[point][k].y - d.y) ** 2)
+            out.append(by_parity.get((point % 2, k)))
+        else:
+            out.append(None)
+    return out
+
+
 def _with_side(d: Disc, side: str) -> Disc:
     return Disc(d.x, d.y, d.r, d.lab, side, d.found, d.ring)
 
@@ -390,9 +487,12 @@ def _merge_twins(found: list[Disc], geometry: BoardGeometry, config: CheckerConf
     if len(found) < 2:
         return found
     limit = geometry.spec.checker_diameter * config.twin_distance
+    # a faint circle half on a well-ringed one is its shadow or its other face seen from aside
+    faint_limit = geometry.spec.checker_diameter * config.faint_twin_distance
     kept: list[Disc] = []
     for d in sorted(found, key=lambda d: (not d.found, -d.ring)):
-        if all((d.x - k.x) ** 2 + (d.y - k.y) ** 2 > limit**2 for k in kept):
+        near = faint_limit if d.found and d.ring < config.faint_twin_ring else limit
+        if all((d.x - k.x) ** 2 + (d.y - k.y) ** 2 > near**2 for k in kept):
             kept.append(d)
     return kept
 
@@ -415,20 +515,37 @@ def read_checkers(warped: np.ndarray, geometry: BoardGeometry, config: CheckerCo
     shadows = _shadows(lab, config)
     dark = (shadows, _Edges(shadows, config))
     discs = drop_strays(label_sides(find_discs(warped, geometry, config, lab, edges, dark), config), config)
+    discs = drop_lookalikes(lab, discs, geometry, config, edges)
     discs = complete_rows(warped, discs, geometry, config, lab, edges, dark[1])
     reading = count_regions(discs, geometry, config)
-    hidden = occluded_points(lab, geometry, config) if config.check_arms else []
+    hidden = occluded_points(lab, geometry, config, _side_colours(discs)) if config.check_arms else []
     if hidden:
         reading.uncertain = sorted(set(reading.uncertain) | set(hidden))
     return reading
 
 
-def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG) -> list[int]:
+def _shaded_like(colour: np.ndarray, checker: np.ndarray, config: CheckerConfig) -> bool:
+    """A checker's colour in its own shade: the same hue (a*, b*) and a lightness between half and a bit
+    more than its lit face (checkers standing on edge in a tray turn their faces from the light)."""
+    chroma = float(np.hypot(colour[1] - checker[1], colour[2] - checker[2]))
+    return chroma < 0.8 * config.min_colour_gap and 0.5 * float(checker[0]) - 10 <= float(colour[0]) <= 1.1 * float(checker[0]) + 10
+
+
+def _side_colours(discs: list[Disc]) -> dict[str, np.ndarray]:
+    """Each side's checker colour (median Lab of its discs)."""
+    return {side: np.median(np.array([d.lab for d in discs if d.side == side], np.float32), axis=0)
+            for side in SIDES if any(d.side == side for d in discs)}
+
+
+def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerConfig = DEFAULT_CONFIG,
+                    checker_colours: dict[str, np.ndarray] | None = None) -> list[int]:
     """Points an arm may hide, from one picture: an arm reaches in over the frame from the board's outer
     edge, so the frame around the playing surface (one colour all round) shows a patch of something else
     that touches the outer edge. The points of the row it enters, across its width and a hand's breadth
     either side, are marked uncertain (an arm over a side of the frame: that side's quarter of the board).
-    A die or the cube on the frame does not reach its outer edge; a checker in a tray neither."""
+    A die or the cube on the frame does not reach its outer edge. Borne-off checkers standing in a tray
+    rise above the frame beside it as a camera off the vertical sees them: a patch no wider than the tray's
+    column and in a side's checker colour (``checker_colours``) is not an arm."""
     spec = geometry.spec
     scale = 0.25  # a quarter of a pixel per mm is plenty for an arm
     lab = cv2.resize(lab, (int(round(spec.width * scale)), int(round(spec.height * scale))), interpolation=cv2.INTER_AREA)
@@ -437,8 +554,7 @@ def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerCon
     if fw < 3:
         return []
     band = np.ones((h, w), bool)
-    sx0, sy0, sx1, sy1 = (int(round(v * scale)) for v in geometry.surface)
-    band[sy0:sy1, sx0:sx1] = False
+    band[fw:h - fw, fw:w - fw] = False  # the frame only: trays and side columns may be of another material
     c = int(round(1.6 * spec.frame_width * scale))  # the corners may carry calibration markers
     band[:c, :c] = band[:c, -c:] = band[-c:, :c] = band[-c:, -c:] = False
     colours = lab[band].astype(np.float32)
@@ -454,6 +570,8 @@ def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerCon
     edge[:, :e] = edge[:, -e:] = True
     touching = set(np.unique(labels[edge & (labels > 0)]).tolist())
     min_px = config.occlusion_mm2 * scale * scale
+    # a tray's column and a frame's width either side (standing checkers lean out over it, and their shadow)
+    tray_x = [(geometry.tray(pl)[0] - spec.frame_width, geometry.tray(pl)[2] + spec.frame_width) for pl in ("bottom", "top")]
     hidden: set[int] = set()
     reach = config.occlusion_reach_mm
     for i in touching:
@@ -461,6 +579,10 @@ def occluded_points(lab: np.ndarray, geometry: BoardGeometry, config: CheckerCon
             continue
         x0, y0 = stats[i, cv2.CC_STAT_LEFT] / scale, stats[i, cv2.CC_STAT_TOP] / scale
         x1, y1 = x0 + stats[i, cv2.CC_STAT_WIDTH] / scale, y0 + stats[i, cv2.CC_STAT_HEIGHT] / scale
+        if checker_colours and any(tx0 <= x0 and x1 <= tx1 for tx0, tx1 in tray_x):
+            patch = np.median(lab[labels == i].astype(np.float32), axis=0)
+            if any(_shaded_like(patch, c, config) for c in checker_colours.values()):
+                continue  # borne-off checkers in the tray seen rising over the frame
         for p in range(1, 25):
             px0, py0, px1, py1 = geometry.point_rect(p)
             top_row = py0 < geometry.surface[1] + 1
