@@ -332,7 +332,15 @@ def flag_rows(snap: dict, evidence_for=None) -> list[dict]:
         text = f"{head} — {reason}" if reason else head
         if flag.get("closest"):
             text += " (perhaps: " + ", ".join(map(str, flag["closest"][:3])) + ")"
-        rows.append({"text": text, "kind": status, "open": status == "open",
+        note = ""
+        if status == "open":
+            opponent = presenter.player_name(snap, presenter.OTHER.get(flag.get("player")))
+            if flag.get("stands_for_now"):
+                note = (f"Responsible Moves: it stands for now. {opponent} may accept it or ask for a correction; "
+                        f"rolling or doubling lets it stand.")
+            else:
+                note = f"{who} must correct it before {opponent} rolls."
+        rows.append({"text": text, "kind": status, "open": status == "open", "note": note,
                      "can_accept": bool(flag.get("can_accept")),
                      "evidence": evidence_url(evidence_for, flag.get("evidence"))})
     rows.sort(key=lambda r: not r["open"])

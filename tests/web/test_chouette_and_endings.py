@@ -149,3 +149,17 @@ def test_accept_and_reject_answer_whatever_is_on_offer(client, op):
     act({"action": "resign", "level": "single"})
     snap = act({"action": "accept"}).get_json()["table"]
     assert snap["score"] == [0, 2] and snap["status"] == "game_over"  # single x cube 2, to Bob
+
+
+def test_an_open_flag_says_what_happens_next_under_each_policy(client, op):
+    client.post("/api/tables", json={"players": ["Rita", "Sam"], "match_length": 5, "move_policy": "responsible",
+                                     "table_id": "rm", "token": "resp-token"})
+    h = {"Authorization": "Bearer resp-token"}
+    for table, head in (("1", op), ("rm", h)):
+        for body in ({"action": "roll", "dice": [6, 4]}, {"action": "play", "play": "24/18 13/10"}):
+            assert client.post(f"/api/tables/{table}/actions", json=body, headers=head).status_code == 200
+    legal = client.get("/tables/1").get_data(as_text=True)
+    assert "Alice must correct it before Bob rolls." in legal
+    responsible = client.get("/tables/rm").get_data(as_text=True)
+    assert "Sam may accept it or ask for a correction; rolling or doubling lets it stand." in responsible
+    assert "flag-note" not in client.get("/tables/rm/display").get_data(as_text=True)  # never on the display
