@@ -448,6 +448,11 @@ def settings_from_form(form) -> dict:
         "bottom_player": form.get("bottom_player") or "X",
         "home": form.get("home") or "right",
     }
+    dice_sets = [(form.get("dice_set_x") or "").strip(), (form.get("dice_set_o") or "").strip()]
+    if any(dice_sets):
+        if not all(dice_sets):
+            raise ApiError(400, "name both dice sets (each player's), or neither")
+        settings["dice_sets"] = dice_sets
     limit = whole("cube_limit", None)
     if limit:
         settings["cube_limit"] = limit

@@ -163,3 +163,18 @@ def test_an_open_flag_says_what_happens_next_under_each_policy(client, op):
     responsible = client.get("/tables/rm").get_data(as_text=True)
     assert "Sam may accept it or ask for a correction; rolling or doubling lets it stand." in responsible
     assert "flag-note" not in client.get("/tables/rm/display").get_data(as_text=True)  # never on the display
+
+
+def test_start_match_form_names_the_dice_sets(client):
+    from .test_views import csrf_of
+
+    csrf = csrf_of(client.get("/tables/new").get_data(as_text=True))
+    base = {"csrf_token": csrf, "player_x": "Eve", "player_o": "Finn", "kind": "match", "match_length": "3"}
+    r = client.post("/tables", data={**base, "dice_set_x": "red", "table_id": "half"})
+    assert r.status_code == 400 and "both dice sets" in r.get_data(as_text=True)
+    r = client.post("/tables", data={**base, "dice_set_x": "red", "dice_set_o": "white", "table_id": "ds"})
+    assert r.status_code == 302
+    assert client.get("/api/tables/ds").get_json()["settings"]["dice_sets"] == ["red", "white"]
+    client.post("/tables/ds/actions", data={"csrf_token": csrf, "action": "roll", "dice": "5 2"})
+    stats = client.get("/api/dice").get_json()
+    assert stats["red"]["faces"]["5"] == 1 and stats["white"]["faces"]["2"] == 1
