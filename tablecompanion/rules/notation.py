@@ -312,7 +312,14 @@ def parse_play(position: Position, text: str, dice: Sequence[int]) -> Play:
             if p not in blots:
                 raise IllegalPlayError(f"{path.text}: there is no blot to hit on {p}")
 
-    _check_pips(paths, roll)
+    try:
+        _check_pips(paths, roll)
+    except IllegalPlayError:
+        # '7/3 3/off' with 6-2: a wrong description of the legal 7/off, which gnubg accepts
+        key = _same_result_as_a_legal_play(position, paths, legal)
+        if key is None:
+            raise
+        return Play(position, roll, legal[key], key)
     run = _Execution(position, roll, paths)
     run.run()
     if not run.results:

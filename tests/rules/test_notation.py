@@ -144,6 +144,9 @@ def test_a_play_written_in_an_illegal_order_is_the_legal_play_with_that_result()
     pos = board({7: 1, 4: 1, 2: 3}, {1: 15})
     assert str(pos.parse_play("7/1 1/0", (6, 2))) == "7/off"
     assert str(pos.parse_play("7/1 1/off", (2, 6))) == "7/off"
+    assert str(pos.parse_play("7/3 3/off", (6, 2))) == "7/off"  # gnubg's `move` takes this too
+    with pytest.raises(IllegalPlayError, match="7/off 4/2: "):
+        pos.parse_play("7/off 4/2", (6, 2))  # refused by gnubg as well
     with pytest.raises(IllegalPlayError, match="4/off"):
         pos.parse_play("7/1 4/off", (6, 2))  # no legal play takes the 4 off
 
