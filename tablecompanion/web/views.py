@@ -435,7 +435,8 @@ def settings_from_form(form) -> dict:
         except ValueError:
             raise ApiError(400, f"{name.replace('_', ' ')} must be a whole number, not {raw!r}")
 
-    money = form.get("kind") == "money"
+    chouette = form.get("kind") == "chouette"
+    money = form.get("kind") == "money" or chouette
     settings = {
         "players": [(form.get("player_x") or "").strip(), (form.get("player_o") or "").strip()],
         "match_length": 0 if money else whole("match_length", 7),
@@ -448,6 +449,13 @@ def settings_from_form(form) -> dict:
         "bottom_player": form.get("bottom_player") or "X",
         "home": form.get("home") or "right",
     }
+    if chouette:
+        names = [n.strip() for n in (form.get("chouette_players") or "").split(",") if n.strip()]
+        if len(names) < 3:
+            raise ApiError(400, "a chouette needs at least three names, box first, separated by commas")
+        settings["chouette"] = names
+        settings["players"] = names[:2]
+        settings["beaver"] = False
     dice_sets = [(form.get("dice_set_x") or "").strip(), (form.get("dice_set_o") or "").strip()]
     if any(dice_sets):
         if not all(dice_sets):

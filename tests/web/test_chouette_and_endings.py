@@ -178,3 +178,19 @@ def test_start_match_form_names_the_dice_sets(client):
     client.post("/tables/ds/actions", data={"csrf_token": csrf, "action": "roll", "dice": "5 2"})
     stats = client.get("/api/dice").get_json()
     assert stats["red"]["faces"]["5"] == 1 and stats["white"]["faces"]["2"] == 1
+
+
+def test_start_a_chouette_from_the_form(client):
+    from .test_views import csrf_of
+
+    csrf = csrf_of(client.get("/tables/new").get_data(as_text=True))
+    r = client.post("/tables", data={"csrf_token": csrf, "kind": "chouette", "chouette_players": "Ann, Ben",
+                                     "table_id": "c2"})
+    assert r.status_code == 400 and "at least three names" in r.get_data(as_text=True)
+    r = client.post("/tables", data={"csrf_token": csrf, "kind": "chouette", "chouette_players": "Ann, Ben, Cat",
+                                     "table_id": "c3", "crawford": "on"})
+    assert r.status_code == 302
+    snap = client.get("/api/tables/c3").get_json()
+    assert snap["match_length"] == 0 and snap["chouette"]["box"] == "Ann" and snap["chouette"]["team"] == ["Ben", "Cat"]
+    r = client.post("/tables", data={"csrf_token": csrf, "kind": "match", "player_x": "", "player_o": "Bo"})
+    assert r.status_code == 400 and "two non-empty names" in r.get_data(as_text=True)
