@@ -91,3 +91,88 @@ def test_constructor_validates():
     with pytest.raises(InvalidIdError):
         Xgid(crawford=True)
     assert eval(repr(Xgid())) == Xgid()
+
+
+def test_gnubg_reads_our_xgids_as_the_same_state(tmp_path):
+    """Real GNU Backgammon (``set xgid``) reads the XGID of random match and money states to the
+    same board (Position ID) and the same cube, score, dice, Crawford flag and turn (Match ID).
+
+    gnubg numbers the XGID's uppercase player as its player 1 (we number X, the first-named player
+    of a .mat file, as gnubg's player 0), so its Match ID is ours with the two players' indices
+    exchanged when X is on roll. gnubg 1.07 drops a pending double ('D') on import, so states
+    waiting for a take are left out.
+    """
+    import dataclasses
+    import json
+    import os
+    import random
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from tablecompanion.rules import MatchState
+    from tablecompanion.rules.actions import ActionError, Double, OpeningRoll, Pass, PlayAction, Roll, Take
+    from tablecompanion.rules.match import Match
+
+    gnubg = shutil.which("gnubg") or ("/usr/games/gnubg" if Path("/usr/games/gnubg").exists() else None)
+    if gnubg is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("gnubg is required in CI (Debian package gnubg, /usr/games/gnubg)")
+        pytest.skip("gnubg not installed (Debian package gnubg, /usr/games/gnubg)")
+    rng = random.Random(21)
+    states = []
+    while len(states) < 60:
+        length = rng.choice([0, 3, 5, 7, 11])
+        options = {} if length else rng.choice([{}, {"jacoby": True}, {"beaver": True}])
+        score = (rng.randrange(length), rng.randrange(length)) if length else (rng.randrange(5), 0)
+        m = Match(length, ("Ann", "Bob"), score=score, **options)
+        for _ in range(rng.randint(1, 60)):
+            g = m.game
+            try:
+                if g.awaiting == "opening_roll":
+                    x, o = rng.sample(range(1, 7), 2)
+                    m.apply(OpeningRoll(x, o))
+                elif g.awaiting == "roll_or_double" and rng.random() < 0.1:
+                    m.apply(Double())
+                elif g.awaiting in ("roll", "roll_or_double"):
+                    m.apply(Roll(rng.randint(1, 6), rng.randint(1, 6)))
+                elif g.awaiting == "play":
+                    plays = g.legal_plays()
+                    m.apply(PlayAction(rng.choice(plays) if plays else None))
+                elif g.awaiting == "take_or_pass":
+                    m.apply(Take() if rng.random() < 0.8 else Pass())
+            except ActionError:
+                pass
+            if m.is_over:
+                break
+        if not m.is_over and m.game.awaiting in ("roll", "roll_or_double", "play"):
+            states.append((m.xgid(), m.gnubg_id(), m.game.turn))
+    script = tmp_path / "xgid.py"
+    script.write_text(
+        f"XGIDS = {json.dumps([s[0] for s in states])}\n"
+        "import gnubg, json\n"
+        "out = []\n"
+        "for x in XGIDS:\n"
+        "    gnubg.command('set xgid ' + x)\n"
+        "    out.append(gnubg.positionid(gnubg.board()) + ':' + gnubg.matchid())\n"
+        "print('RESULT ' + json.dumps(out))\n"
+    )
+    proc = subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    line = next((x for x in proc.stdout.splitlines() if x.startswith("RESULT ")), None)
+    assert line, (proc.stdout + proc.stderr)[-2000:]
+    theirs = json.loads(line[7:])
+
+    def relabel(m: MatchState) -> MatchState:
+        return dataclasses.replace(
+            m, cube_owner=None if m.cube_owner is None else 1 - m.cube_owner,
+            player_on_roll=1 - m.player_on_roll, turn=1 - m.turn, score=(m.score[1], m.score[0]))
+
+    for (xgid, ours, turn), gnubg_id in zip(states, theirs):
+        our_pid, our_mid = ours.split(":")
+        their_pid, their_mid = gnubg_id.split(":")
+        assert their_pid == our_pid, xgid
+        theirs_state = MatchState.from_match_id(their_mid)
+        if turn == "X":
+            theirs_state = relabel(theirs_state)
+        assert theirs_state == MatchState.from_match_id(our_mid), xgid
