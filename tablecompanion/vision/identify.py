@@ -150,6 +150,18 @@ def unseen_checkers(result: Position, seen: BoardObservation, before: Position |
     return missing, extra
 
 
+def _piles_that_could_hide(result: Position, seen: BoardObservation) -> tuple[int, ...]:
+    """The mover's piles (a full row read as a lower bound) when some of the mover's checkers of ``result``
+    are not seen elsewhere: a pile hides how many it holds, so a checker missing from one point may have
+    been put on the pile instead (an illegal play), not missed by the camera."""
+    short = any(result.on_roll[i] > seen.mover[i] for i in range(25)
+                if (25 if i == BAR_INDEX else i + 1) not in seen.uncertain | seen.at_least)
+    if not short:
+        return ()
+    return tuple(sorted((p for p in seen.at_least if p not in seen.uncertain
+                         and seen.mover[BAR_INDEX if p == 25 else p - 1] > 0), reverse=True))
+
+
 def _gap(expected: int, seen: int, lower_bound: bool) -> int:
     """Checkers to change at one place; a lower-bound count matches any larger expected count."""
     if lower_bound and expected >= seen:
@@ -194,6 +206,15 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     if explained:
         explained.sort(key=lambda mp: mp[0])
         missing, play = explained[0]
+        hiding = _piles_that_could_hide(play.result(), seen)
+        if hiding:
+            # a checker put on a pile by mistake looks the same as one the camera missed: ask, never excuse it
+            return Identification(
+                "ambiguous", None, 0.0, float(missing), tuple((p, float(m)) for m, p in explained[:CLOSEST]),
+                reason=f"{play} fits if {missing} checker{'s' if missing > 1 else ''} were missed by the camera, "
+                       f"but {'it' if missing == 1 else 'they'} may be on the pile on {', '.join(map(_name, hiding))}: please look",
+                points=_points_of([play]) + tuple(p for p in hiding if p not in _points_of([play])),
+            )
         if len(explained) == 1 or explained[1][0] > missing:
             confidence = seen.confidence * UNSEEN_CONFIDENCE**missing
             return Identification(
@@ -207,7 +228,7 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
             points=_points_of(tied),
         )
     missing, extra = unseen_checkers(before, seen, before)
-    if extra == 0 and missing <= MAX_UNSEEN:
+    if extra == 0 and missing <= MAX_UNSEEN and not _piles_that_could_hide(before, seen):
         return Identification(
             "unchanged", None, seen.confidence * UNSEEN_CONFIDENCE**missing, best, closest,
             reason="the board still shows the position before the roll: no checker has moved",

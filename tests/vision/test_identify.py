@@ -170,3 +170,25 @@ def test_a_wrong_bear_off_is_not_taken_for_a_checker_the_camera_missed():
     assert found.verdict == "illegal"
     legal = before.parse_play("6/3 4/off", (4, 3)).result()
     assert identify_play(before, (4, 3), BoardObservation.from_position(legal)).verdict == "legal"
+
+
+def test_a_checker_put_on_a_pile_by_mistake_is_not_excused_as_a_camera_miss():
+    """With 13/7 13/8 to play, a checker put on the 6-point's pile instead of the 8-point looks like the legal
+    play with a checker missed on the 8-point: the pile hides it, so the answer is a look, never "legal"."""
+    start = Position.initial()
+    mover = list(start.on_roll)
+    mover[12] -= 2
+    mover[5] += 2  # seven on the 6-point: a row of five with two piled on it
+    before = Position.from_board(mover, start.opponent)
+    play = before.parse_play("13/7 13/8", (6, 5))
+    seen_mover = list(play.result().on_roll)
+    seen_mover[7] -= 1  # three on the 8-point, not four: the checker went onto the 6-point pile (13/6 is no 6 or 5)
+    seen_mover[5] = 5  # the camera sees the pile's row only
+    found = identify_play(before, (6, 5), BoardObservation(tuple(seen_mover), play.result().opponent, at_least={6}))
+    assert found.verdict == "ambiguous"
+    assert "pile" in found.reason and 6 in found.points
+    # the same board without a pile anywhere: the missing checker is a camera miss on the 8-point's row
+    plain = identify_play(start, (3, 1), BoardObservation(
+        tuple(n - (i == 7) for i, n in enumerate(start.parse_play("8/5 6/5", (3, 1)).result().on_roll)),
+        start.opponent))
+    assert plain.verdict == "legal"
