@@ -65,8 +65,9 @@ class CheckerConfig:
     dark_canny: float = 60.0  # the shadows view's edges are faint: Canny and accumulator thresholds of its own
     dark_accumulator: float = 14.0
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
-    flat_face: float = 6.0  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
-    ring_board: float = 0.7  # a flat circle of the board's colour with less of a ring than this is the board
+    flat_face: float = 5.5  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
+    ring_board: float = 0.6  # a circle ringed less than this with edges inside is a die; flat ones a little more (0.7)
+                             # with a face flatter still (0.7 flat_face) are the board; below ring_found + 0.1 any flat one
     die_chroma: float = 20.0  # a*b* distance middle-to-rim beyond which a weakly ringed circle is a die on something else
     die_lightness: float = 90.0  # the same in L (a white die on a black point)
     die_clutter: float = 0.2  # share of edges on both small inner circles (0.3 and inner_radius) of a die's circle
@@ -329,7 +330,8 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
     """Circles with only a partial ring that are the board or a die, not a checker.
 
     * The board: a face as flat as the board (no checker's bevel or dome between its middle and its rim),
-      less than ``ring_board`` ringed, in the colour the board shows there when empty (the same slot on empty points of the same colour,
+      with only part of a ring (the flatter, the more ring is allowed), in the colour the board shows there
+      when empty (the same slot on empty points of the same colour,
       or the bar's wood): a triangle's base against the frame, wood grain on the bar.
     * A die: the middle unlike the rim in colour (a white die on a red point, the point's colour around it)
       or far apart in lightness (a white die on a black point); a checker is one colour to its rim. Or,
@@ -367,7 +369,10 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
             drop.add(i)  # its side's colour only in the middle: something dark or light ringed by something else
             continue
         bg = backgrounds[j]
-        if bg is not None and discs[i].ring < config.ring_board and float(np.linalg.norm(diff)) < config.flat_face and \
+        relief = float(np.linalg.norm(diff))
+        flat = (relief < config.flat_face and discs[i].ring < config.ring_found + 0.1) or \
+            (relief < 0.7 * config.flat_face and discs[i].ring < config.ring_board + 0.1)
+        if bg is not None and flat and \
                 float(np.linalg.norm(faces[j] - bg)) < config.min_colour_gap:
             drop.add(i)
     return [d for i, d in enumerate(discs) if i not in drop]
