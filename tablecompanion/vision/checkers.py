@@ -66,6 +66,7 @@ class CheckerConfig:
     dark_accumulator: float = 14.0
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
     flat_face: float = 5.5  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
+    ring_flat_fill: float = 0.95  # a row slot as flat as the board and its colour needs this much of a ring
     ring_board: float = 0.6  # a circle ringed less than this with edges inside is a die; flat ones a little more (0.7)
                              # with a face flatter still (0.7 flat_face) are the board; below ring_found + 0.1 any flat one
     die_chroma: float = 20.0  # a*b* distance middle-to-rim beyond which a weakly ringed circle is a die on something else
@@ -722,6 +723,9 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
                     # the colour of an empty slot, or a point where the circle finder saw nothing, and only a
                     # partial ring: a die, a shadow, a triangle's edges in a dim corner
                     fill = None
+                if fill is not None and looks_empty and ring < config.ring_flat_fill and \
+                        float(np.linalg.norm(rims[i] - middles[i])) < config.flat_face:
+                    fill = None  # as flat as the board and its colour: triangle edges and a die's around an empty slot
                 if fill is not None and inner[i] > config.inner_clutter:
                     fill = None  # edges inside the face: a die (or the cube) in the slot, not a checker
                 if fill is not None and (float(np.linalg.norm(rims[i] - side_colour[fill])) > config.max_fill_colour
