@@ -68,7 +68,7 @@ class CheckerConfig:
     flat_face: float = 5.5  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
     ring_flat_fill: float = 0.95  # a row slot as flat as the board and its colour needs this much of a ring
     ring_board: float = 0.6  # a circle ringed less than this with edges inside is a die; flat ones a little more (0.7)
-                             # with a face flatter still (0.7 flat_face) are the board; below ring_found + 0.1 any flat one
+                             # with a face flatter still (0.8 flat_face) are the board; below ring_found + 0.1 any flat one
     die_chroma: float = 20.0  # a*b* distance middle-to-rim beyond which a weakly ringed circle is a die on something else
     die_lightness: float = 90.0  # the same in L (a white die on a black point)
     die_clutter: float = 0.2  # share of edges on both small inner circles (0.3 and inner_radius) of a die's circle
@@ -372,7 +372,7 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
         bg = backgrounds[j]
         relief = float(np.linalg.norm(diff))
         flat = (relief < config.flat_face and discs[i].ring < config.ring_found + 0.1) or \
-            (relief < 0.7 * config.flat_face and discs[i].ring < config.ring_board + 0.1)
+            (relief < 0.8 * config.flat_face and discs[i].ring < config.ring_board + 0.1)
         if bg is not None and flat and \
                 float(np.linalg.norm(faces[j] - bg)) < config.min_colour_gap:
             drop.add(i)

@@ -124,7 +124,7 @@ def unseen_checkers(result: Position, seen: BoardObservation, before: Position |
     missing = extra = 0
     rows = []
     # bearing off, a mover's checker gone from a point may have been borne off (wrongly): only a point still
-    # showing some of its checkers can have been half-missed by the camera
+    # showing some of its checkers can have been half-missed by the camera, by one checker
     bearing_off = before is not None and not any(before.on_roll[6:])
     for point in range(1, 25):
         if point not in seen.uncertain:
@@ -143,8 +143,11 @@ def unseen_checkers(result: Position, seen: BoardObservation, before: Position |
         if got > expected:
             extra += got - expected
         elif got < expected and not pile:
-            if got > 0 or (not strict and (earlier is None or earlier == expected)):
+            if not strict and (got > 0 or earlier is None or earlier == expected):
                 missing += expected - got
+            elif strict and got > 0:
+                missing += 1  # bearing off: one checker of a row may be missed; more gone were borne off
+                extra += expected - got - 1
             else:
                 extra += expected - got
     return missing, extra

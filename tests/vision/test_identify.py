@@ -192,3 +192,20 @@ def test_a_checker_put_on_a_pile_by_mistake_is_not_excused_as_a_camera_miss():
         tuple(n - (i == 7) for i, n in enumerate(start.parse_play("8/5 6/5", (3, 1)).result().on_roll)),
         start.opponent))
     assert plain.verdict == "legal"
+
+
+def test_checkers_borne_off_from_a_point_that_still_shows_one_are_not_camera_misses():
+    """2-2 bearing off with 3 on the 2-point and 4 on the 3-point: 3/1 2/off(3) is the play; 3/2 2/off(3) leaves
+    the 2-point with one checker and the 3-point with three, which looks like the position before with three
+    checkers unseen. Bearing off, a row may hide one checker from the camera, not several."""
+    mover = [0] * 25
+    mover[1], mover[2], mover[4] = 3, 4, 3  # 2-, 3- and 5-points
+    opp = [0] * 25
+    opp[0], opp[2], opp[3], opp[4], opp[5] = 7, 1, 4, 2, 1
+    before = Position.from_board(mover, opp)
+    seen = list(mover)
+    seen[1], seen[2] = 1, 3  # three borne off from 2, one moved 3/2 instead of 3/1
+    found = identify_play(before, (2, 2), BoardObservation(tuple(seen), tuple(opp)))
+    assert found.verdict == "illegal"
+    legal = before.parse_play("3/1 2/off(3)", (2, 2)).result()
+    assert identify_play(before, (2, 2), BoardObservation.from_position(legal)).verdict == "legal"
