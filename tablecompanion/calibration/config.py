@@ -47,6 +47,7 @@ class FindBoardConfig:
     refine_initial_step_mm: float = 12.0  # first step of the coarse refinement
     refine_fine_step_mm: float = 2.0  # first step of the fine refinement
     refine_min_step_mm: float = 0.5
+    refine_whole_moves: bool = True  # also turn and stretch the whole quad when no corner move helps
     min_score: float = 0.3  # share of colour variance the board model explains; below it: no board
     alternation_ref: float = 1.0  # alternation at which the search stops discounting a placement
     min_alternation: float = 0.7  # even vs odd triangle colours: contrast over spread; below it: no board

@@ -404,6 +404,14 @@ def refine(
                 if value > best + 1e-5:
                     best, quad, improved = value, trial, True
                     break
+        if not improved and config.refine_whole_moves:
+            # a turn or a stretch of the whole quad: two corners off in opposite directions (the rows
+            # tilted along their length) is an optimum for one-corner moves but not for these
+            for trial in _whole_moves(quad, step / (props.surface_width / 2)):
+                value = _objective(image, trial, props, px_per_mm, config)
+                if value > best + 1e-5:
+                    best, quad, improved = value, trial, True
+                    break
         if free_proportions:
             for name, lo, hi in FREE_PROPORTIONS[: 2 if config.fit_middle_gap else 1]:
                 for sign in (1, -1):
@@ -423,6 +431,22 @@ def refine(
             step /= 2
     final = surface_score(image, quad, props, px_per_mm)
     return BoardFit(quad, props, final.quality(config.alternation_ref), final.total, final.alternation)
+
+
+def _whole_moves(quad: np.ndarray, angle: float) -> list[np.ndarray]:
+    """The quad turned by +-angle (radians) and stretched along each image axis by +-angle, about its centre."""
+    centre = quad.mean(axis=0)
+    rel = quad - centre
+    out = []
+    for a in (angle, -angle):
+        rot = np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
+        out.append(rel @ rot.T + centre)
+    for axis in (0, 1):
+        for f in (1 + angle, 1 - angle):
+            stretch = np.ones(2)
+            stretch[axis] = f
+            out.append(rel * stretch + centre)
+    return out
 
 
 def jump_points(image: np.ndarray, fit: BoardFit, px_per_mm: float, config: FindBoardConfig) -> BoardFit:
