@@ -146,3 +146,29 @@ def test_missing_match_file_is_a_sim_error(tmp_path):
     bad.write_text("hello\n")
     with pytest.raises(SimError):
         script_match(bad)
+
+
+@pytest.mark.slow
+def test_written_truth_files_round_trip_to_the_match(match_path, tmp_path):
+    """What a consumer reads from disk (truth.jsonl, turns.jsonl), not the in-memory dicts: the boards at
+    each play, the settled rolls and the position IDs are the rules engine's replay of the .mat file."""
+    from tablecompanion.rules.position import Position
+
+    render_match(match_path, tmp_path, seed=5, camera=TINY, max_turns=10, write_frames=False,
+                 inject="cocked:0.2,illegal:0.2,correction:0.5")
+    frames = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    plays, rolls, kinds = _read_back(frames)
+    expected = _rules_plays(match_path)
+    assert len(plays) >= 8
+    assert plays == [(m, x, o) for m, _, x, o in expected[: len(plays)]]
+    assert rolls == [(m, d) for m, d, _, _ in expected[: len(rolls)]]
+    assert kinds.count("illegal_play") == kinds.count("correction")
+    # turns.jsonl: each play's position ID after is the boards written beside it (mover's opponent on roll)
+    for record in (json.loads(x) for x in (tmp_path / "turns.jsonl").read_text().splitlines()):
+        if record["kind"] != "roll" or not record.get("play"):
+            continue
+        mover = record["player"]
+        other = "O" if mover == "X" else "X"
+        after = Position.from_position_id(record["position_id_after"])
+        assert tuple(after.on_roll) == tuple(record["boards_after"][other])
+        assert tuple(after.opponent) == tuple(record["boards_after"][mover])
