@@ -389,6 +389,7 @@ def evaluate_footage(
     open_turn = None  # a turn waiting for the next mover's first checker to be final
     illegal_turns: set = set()
     pre_correction: dict = {}
+    illegal_at: dict = {}  # frame of each injected illegal play
 
     def settle(key, reading_entry) -> None:
         by_turn = {(t["game"], t["turn"]): t for t in turns}
@@ -432,6 +433,7 @@ def evaluate_footage(
                 illegal_turns.add(key)
                 stats["illegal_injected"] += 1
                 pre_correction[key] = None
+                illegal_at[key] = truth["frame"]
             if ev["type"] == "correction" and key in pre_correction and pre_correction[key] is None:
                 pre_correction[key] = last_reading or (None, None)
         # a correction begins when the player picks up a checker while the illegal board stands
@@ -454,9 +456,15 @@ def evaluate_footage(
     if open_turn is not None and max_turns is None:
         settle(open_turn, last_reading)  # the match's last play (footage cut short ends mid-turn: not scored)
     by_turn = {(t["game"], t["turn"]): t for t in turns}
+    stats["illegal_never_clear"] = 0
     for key, entry in pre_correction.items():
         rec = by_turn.get(key)
-        if rec is None or not entry or entry[1] is None:
+        if rec is None or not entry:
+            continue
+        if entry[1] is None or (entry[0] is not None and entry[0] < illegal_at.get(key, 0)):
+            # the hand never left the board between the illegal play and its correction: no clear picture of
+            # the illegal board exists, and the play the turn ends with (the corrected one) is what is scored
+            stats["illegal_never_clear"] += 1
             continue
         found = _identify_record(rec, entry[1], Position)
         if found.verdict in ("illegal", "ambiguous"):
@@ -470,7 +478,9 @@ def evaluate_footage(
         f"differing from the truth: {stats['misread']}",
         f"turns identified from the last stable reading of the turn: {stats['identified']}/{stats['turns']}"
         f" (ambiguous {stats['ambiguous']}, wrong {stats['wrong']}, of which no reading {stats['no_reading']})",
-        f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/{stats['illegal_injected']}",
+        f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/"
+        f"{stats['illegal_injected'] - stats['illegal_never_clear']} (corrected before the board was ever clear, "
+        f"so never visible: {stats['illegal_never_clear']})",
     ]
     if progress:
         for line in stats["summary"]:
