@@ -619,3 +619,6 @@ def dice_page():
     from flask import render_template
 
     return render_template("dice.html", stats=dice_statistics(web_state().hall))
+
+
+from . import calibration_page as _calibration_page  # noqa: E402,F401 - its routes are on this blueprint
