@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
+from . import default_data_dir
 from .state import web_state
 from .views import _table_or_404, bp, error_page, operator_of
 
@@ -233,6 +235,9 @@ def calibrate_save(table_id: str):
         except Exception as exc:  # noqa: BLE001 - the profile is saved; the camera keeps its old one
             current_app.logger.warning("table %s: the new calibration was not applied: %s", table_id, exc)
     w, h = cal.image_size
+    use = f"tablecompanion serve --camera N --profile {body['name']}"
+    if Path(data_dir).expanduser().resolve() != default_data_dir().resolve():
+        use += f" --data-dir {data_dir}"
     return jsonify({
         "ok": True,
         "profile": {"name": body["name"], "path": str(path), "home": cal.geometry.home,
@@ -242,4 +247,5 @@ def calibrate_save(table_id: str):
         "annotated_url": url_for("tables.calibrate_result", table_id=table_id, v=f"{stamp:.3f}"),
         "frame": origin,
         "applied": applied,
+        "use": use,
     })

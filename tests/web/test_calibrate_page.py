@@ -78,6 +78,7 @@ def test_clicking_the_true_corners_saves_a_good_profile_and_an_annotated_picture
     assert profile["name"] == "table-1" and profile["home"] == "left" and profile["bottom"] == "O"
     assert profile["source"] == "corners" and profile["image_size"] == [photo.image.shape[1], photo.image.shape[0]]
     assert out["frame"] == "camera" and out["applied"] is False
+    assert out["use"] == f"tablecompanion serve --camera N --profile table-1 --data-dir {tmp_path / 'data'}"
     # the clicks were scaled back to the frame and put in order TL TR BR BL
     assert np.abs(np.array(out["corners"]) - true_corners(photo)).max() < 1.0
 
@@ -112,6 +113,23 @@ def test_clicks_apply_to_the_picture_shown_not_a_newer_frame(app, client, photo)
     # asking for a new frame takes the camera's latest
     r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"})
     assert r.status_code == 200 and (r.get_json()["width"], r.get_json()["height"]) == (640, 480)
+
+
+def test_a_table_runners_latest_frame_is_the_picture(app, client, hall, photo):
+    """``serve --camera`` hands its TableRunner to the app: the page shows what the pipeline saw last."""
+    from tablecompanion.referee.runner import TableRunner
+
+    dark = (photo.image * 0.5).astype(np.uint8)
+    runner = TableRunner(hall.get("1"), frames=[dark, photo.image], realtime=False)
+    app.extensions["tablecompanion"].attach_camera("1", runner)
+    _, csrf = sign_in(client)
+    html = client.get("/tables/1/calibrate").get_data(as_text=True)
+    assert "The camera has sent no frame yet" in html  # attached, not started
+    runner.run()  # in this thread: both frames through the pipeline
+    r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"})
+    assert r.status_code == 200 and r.get_json()["origin"] == "camera"
+    shown = cv2.imdecode(np.frombuffer(client.get(r.get_json()["frame_url"]).data, np.uint8), cv2.IMREAD_COLOR)
+    assert np.abs(shown.astype(int) - photo.image.astype(int)).mean() < 4  # the last frame, not the dark one
 
 
 def test_an_uploaded_still_is_used_when_there_is_no_camera(app, client, photo, tmp_path):

@@ -138,7 +138,7 @@
     summary.appendChild(b);
     summary.appendChild(document.createTextNode(" (" + p.path + "), home boards on the " + p.home +
       ", " + (p.bottom || "?") + " at the bottom. " +
-      (j.applied ? "The camera uses it now." : "Start the camera with it: tablecompanion serve --camera N --profile " + p.name + ".")));
+      (j.applied ? "The camera uses it now." : "Start the camera with it: " + j.use)));
     box.hidden = false;
     box.scrollIntoView({ behavior: "smooth", block: "nearest" });
     toast("Profile " + p.name + " saved.", true);
