@@ -16,7 +16,7 @@ from pathlib import Path
 
 from flask import current_app, flash, jsonify, redirect, render_template, request, url_for
 
-from . import default_data_dir
+from . import default_data_dir, presenter
 from .state import web_state
 from .views import _table_or_404, bp, error_page, operator_of
 
@@ -85,6 +85,7 @@ def calibrate(table_id: str):
         "calibrate_url": url_for("tables.calibrate_save", table_id=table_id),
         "still_url": url_for("tables.calibrate_still", table_id=table_id),
         "has_camera": web_state().has_camera(table_id),
+        "names": {p: presenter.player_name(snap, p) for p in ("X", "O")},
         **info,
     }
     return render_template(

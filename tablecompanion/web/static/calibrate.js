@@ -128,20 +128,30 @@
   function shown(j) {
     var p = j.profile || {};
     var box = $("cal-result"), pic = $("cal-result-img"), summary = $("cal-summary");
-    pic.onload = function () { document.body.setAttribute("data-result", "shown"); };
+    var names = { X: cfg.names && cfg.names.X, O: cfg.names && cfg.names.O };
+    pic.onload = function () {
+      document.body.setAttribute("data-result", "shown");
+      box.scrollIntoView({ behavior: "smooth", block: "start" });
+    };
     pic.src = j.annotated_url;
     $("cal-result-link").href = j.annotated_url;
     summary.textContent = "";
-    summary.appendChild(document.createTextNode("Saved as profile "));
-    var b = document.createElement("strong");
-    b.textContent = p.name;
-    summary.appendChild(b);
-    summary.appendChild(document.createTextNode(" (" + p.path + "), home boards on the " + p.home +
-      ", " + (p.bottom || "?") + " at the bottom. " +
-      (j.applied ? "The camera uses it now." : "Start the camera with it: " + j.use)));
+    function add(tag, text) {
+      var e = tag ? document.createElement(tag) : document.createTextNode(text);
+      if (tag) e.textContent = text;
+      summary.appendChild(e);
+    }
+    add(null, "Saved as profile ");
+    add("strong", p.name);
+    add(null, " in " + p.path + ". Home boards on the " + p.home + ", " + (p.bottom || "?") +
+        (names[p.bottom] ? " (" + names[p.bottom] + ")" : "") + " at the bottom. ");
+    if (j.applied) {
+      add("strong", "The camera uses it now.");
+    } else {
+      add(null, "Start the camera with it: ");
+      add("code", j.use);
+    }
     box.hidden = false;
-    box.scrollIntoView({ behavior: "smooth", block: "nearest" });
-    toast("Profile " + p.name + " saved.", true);
   }
 
   if (img) {
