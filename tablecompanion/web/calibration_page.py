@@ -23,6 +23,9 @@ from .views import _table_or_404, bp, error_page, operator_of
 MAX_CALIBRATE_BODY = 16 * 1024
 MAX_PICTURE_BYTES = 25 * 1024 * 1024
 MAX_PICTURE_SIDE = 8192
+# the picture's edge the bottom player sits at -> which of the corners in picture order (TL TR BR BL, the
+# picture's bottom edge nearest) are their TL, TR, BR, BL (a camera across the table or at its end)
+SEATS = {"bottom": (0, 1, 2, 3), "top": (2, 3, 0, 1), "left": (1, 2, 3, 0), "right": (3, 0, 1, 2)}
 _DEFAULT_NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]")
 
 
@@ -195,7 +198,23 @@ def _calibrate_body(table_id: str) -> dict:
     bottom = body.get("bottom", body.get("bottom_player"))
     if bottom not in (None, "X", "O"):
         raise _Refusal(400, f"'bottom' must be \"X\" or \"O\" (who sits at the picture's bottom edge), not {bottom!r}")
-    return {"corners": corners, "displayed_size": size, "name": name.strip(), "home": home, "bottom": bottom}
+    seat = body.get("seat", "bottom")
+    if seat not in SEATS:
+        raise _Refusal(400, f"'seat' must be one of {', '.join(SEATS)} (the picture's edge the bottom player sits "
+                            f"at), not {seat!r}")
+    return {"corners": corners, "displayed_size": size, "name": name.strip(), "home": home, "bottom": bottom,
+            "seat": seat}
+
+
+def seated(corners: list, seat: str) -> list:
+    """The clicks as TL TR BR BL as the bottom player sees the board, when that player sits at the picture's
+    ``seat`` edge (clicks come in any order; the picture's own order is taken first)."""
+    import numpy as np
+
+    from tablecompanion.calibration.clicks import order_corners
+
+    ordered = order_corners(np.asarray(corners, dtype=np.float64))  # as seen from the picture's bottom
+    return ordered[list(SEATS[seat])].tolist()
 
 
 @bp.post("/tables/<table_id>/calibrate")
@@ -219,8 +238,9 @@ def calibrate_save(table_id: str):
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         data_dir = current_app.config["DATA_DIR"]
         try:
-            cal, jpeg = calibrate_from_clicks(frame, body["corners"], body["displayed_size"], name=body["name"],
-                                              home=body["home"], bottom_player=body["bottom"], data_dir=data_dir)
+            cal, jpeg = calibrate_from_clicks(frame, seated(body["corners"], body["seat"]), body["displayed_size"],
+                                              name=body["name"], home=body["home"], bottom_player=body["bottom"],
+                                              in_order=True, data_dir=data_dir)
         except CalibrationError as exc:
             raise _Refusal(400, str(exc)) from None
         path = profile_path(body["name"], data_dir)
@@ -242,7 +262,7 @@ def calibrate_save(table_id: str):
     return jsonify({
         "ok": True,
         "profile": {"name": body["name"], "path": str(path), "home": cal.geometry.home,
-                    "bottom": cal.bottom_player, "source": cal.source, "image_size": [w, h],
+                    "bottom": cal.bottom_player, "seat": body["seat"], "source": cal.source, "image_size": [w, h],
                     "fit_error_mm": round(float(cal.reprojection_error_mm), 3)},
         "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in cal.board_corners_image()],
         "annotated_url": url_for("tables.calibrate_result", table_id=table_id, v=f"{stamp:.3f}"),

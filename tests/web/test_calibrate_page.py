@@ -154,6 +154,22 @@ def test_an_uploaded_still_is_used_when_there_is_no_camera(app, client, photo, t
     assert ev.point_error_mm(cal, ev.Case("still", photo.image, true_point_centres(photo))) < 2.0
 
 
+@pytest.mark.parametrize("seat, theirs", [("bottom", [0, 1, 2, 3]), ("top", [2, 3, 0, 1]), ("left", [1, 2, 3, 0]),
+                                          ("right", [3, 0, 1, 2])])
+def test_the_bottom_player_may_sit_at_any_edge_of_the_picture(app, client, photo, seat, theirs):
+    """A camera at the end of the table or across it: the corners are taken as that player sees the board."""
+    attach(app, photo.image)
+    _, csrf = sign_in(client)
+    client.get("/tables/1/calibrate")
+    corners, size = shown_clicks(photo)
+    r = client.post("/tables/1/calibrate", headers={"X-CSRF-Token": csrf},
+                    json={"corners": corners, "displayed_size": size, "name": f"seat-{seat}", "home": "right",
+                          "bottom": "X", "seat": seat})
+    assert r.status_code == 200, r.get_json()
+    assert r.get_json()["profile"]["seat"] == seat
+    assert np.abs(np.array(r.get_json()["corners"]) - true_corners(photo)[theirs]).max() < 1.0
+
+
 def test_a_new_profile_is_handed_to_the_running_camera(app, client, photo):
     got = []
     attach(app, photo.image, apply=got.append)
@@ -178,6 +194,7 @@ GOOD = {"displayed_size": [640, 360], "name": "t", "home": "right", "bottom": "X
     ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "home": "up"}, "'home'"),
     ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "bottom": "Z"}, "'bottom'"),
     ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "displayed_size": [0, 360]}, "displayed_size"),
+    ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "seat": "under"}, "'seat'"),
     ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "name": "../evil"}, "profile name"),
     ({**GOOD, "corners": [[10, 10], [600, 10], [600, 300], [10, 300]], "name": 7}, "'name'"),
     ({**GOOD, "corners": [[10, 10], [10, 10], [10, 10], [10, 10]]}, ""),  # calibration refuses the quad

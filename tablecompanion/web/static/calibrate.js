@@ -106,7 +106,8 @@
       displayed_size: [rect.width, rect.height],
       name: form.elements.name.value.trim(),
       home: form.elements.home.value,
-      bottom: form.elements.bottom.value
+      bottom: form.elements.bottom.value,
+      seat: form.elements.seat.value
     };
     busy = true;
     draw();
