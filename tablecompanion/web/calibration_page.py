@@ -51,10 +51,14 @@ def _frame_info(table_id: str) -> dict:
     """What the page needs to know of its picture: its address, size and where it came from."""
     frame, origin, stamp = web_state().shown_frame(table_id)
     if frame is None:
-        return {"frame_url": None, "width": None, "height": None, "origin": None}
+        return {"frame_url": None, "width": None, "height": None, "origin": None, "picture": None}
     h, w = frame.shape[:2]
-    return {"frame_url": url_for("tables.calibrate_frame", table_id=table_id, v=f"{stamp:.3f}"),
-            "width": int(w), "height": int(h), "origin": origin}
+    return {"frame_url": url_for("tables.calibrate_frame", table_id=table_id, v=_stamp_text(stamp)),
+            "width": int(w), "height": int(h), "origin": origin, "picture": _stamp_text(stamp)}
+
+
+def _stamp_text(stamp: float) -> str:
+    return f"{stamp:.6f}"
 
 
 def default_profile_name(table_id: str) -> str:
@@ -82,6 +86,11 @@ def calibrate(table_id: str):
         return redirect(url_for("tables.table", table_id=table_id))
     snap = ref.snapshot(public=True)
     settings = snap.get("settings") or {}
+    state = web_state()
+    if state.shown_frame(table_id)[1] != "upload":  # a visit shows the camera as it is now
+        live = state.latest_frame(table_id)
+        if live is not None:
+            state.show_frame(table_id, live, "camera")
     info = _frame_info(table_id)
     cfg = {
         "table_id": table_id,
@@ -202,8 +211,11 @@ def _calibrate_body(table_id: str) -> dict:
     if seat not in SEATS:
         raise _Refusal(400, f"'seat' must be one of {', '.join(SEATS)} (the picture's edge the bottom player sits "
                             f"at), not {seat!r}")
+    picture = body.get("picture")
+    if picture is not None and not isinstance(picture, str):
+        raise _Refusal(400, "'picture' must be the page's picture stamp (text), or left out")
     return {"corners": corners, "displayed_size": size, "name": name.strip(), "home": home, "bottom": bottom,
-            "seat": seat}
+            "seat": seat, "picture": picture}
 
 
 def seated(corners: list, seat: str) -> list:
@@ -228,10 +240,13 @@ def calibrate_save(table_id: str):
         _operator_or_refuse(table_id)
         body = _calibrate_body(table_id)
         state = web_state()
-        frame, origin, _ = state.shown_frame(table_id)
+        frame, origin, stamp = state.shown_frame(table_id)
         if frame is None:
             raise _Refusal(400, "no picture to calibrate on: no frame from this table's camera yet, and no still "
                                 "uploaded")
+        if body["picture"] is not None and body["picture"] != _stamp_text(stamp):
+            raise _Refusal(409, "the picture was replaced since this page showed it (a new frame or upload, perhaps "
+                                "from another page): reload the page and click the corners again")
         if frame.ndim == 2:
             import cv2
 

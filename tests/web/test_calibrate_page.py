@@ -110,9 +110,19 @@ def test_clicks_apply_to_the_picture_shown_not_a_newer_frame(app, client, photo)
                     json={"corners": corners, "displayed_size": size, "name": "held", "home": "right", "bottom": "X"})
     assert r.status_code == 200, r.get_json()
     assert r.get_json()["profile"]["image_size"] == [cfg["width"], cfg["height"]]
-    # asking for a new frame takes the camera's latest
+    # asking for a new frame takes the camera's latest; clicks stamped with the old picture are then refused
     r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"})
     assert r.status_code == 200 and (r.get_json()["width"], r.get_json()["height"]) == (640, 480)
+    r = client.post("/tables/1/calibrate", headers={"X-CSRF-Token": csrf},
+                    json={"corners": corners, "displayed_size": size, "name": "held", "picture": cfg["picture"]})
+    assert r.status_code == 409 and "reload" in r.get_json()["error"]
+    # and a new visit to the page shows the camera as it is now
+    frames["now"] = photo.image
+    again = page_cfg(client.get("/tables/1/calibrate").get_data(as_text=True))
+    assert (again["width"], again["height"]) == (cfg["width"], cfg["height"]) and again["picture"] != cfg["picture"]
+    r = client.post("/tables/1/calibrate", headers={"X-CSRF-Token": csrf},
+                    json={"corners": corners, "displayed_size": size, "name": "held", "picture": again["picture"]})
+    assert r.status_code == 200
 
 
 def test_a_table_runners_latest_frame_is_the_picture(app, client, hall, photo):

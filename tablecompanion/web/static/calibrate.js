@@ -107,7 +107,8 @@
       name: form.elements.name.value.trim(),
       home: form.elements.home.value,
       bottom: form.elements.bottom.value,
-      seat: form.elements.seat.value
+      seat: form.elements.seat.value,
+      picture: cfg.picture
     };
     busy = true;
     draw();
