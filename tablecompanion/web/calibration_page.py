@@ -147,13 +147,14 @@ def calibrate_still(table_id: str):
             data = upload.read(MAX_PICTURE_BYTES + 1)
             if len(data) > MAX_PICTURE_BYTES:
                 raise _Refusal(413, f"the picture is larger than {MAX_PICTURE_BYTES // (1024 * 1024)} MB")
-            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if data else None
-            if image is None:
-                raise _Refusal(400, "that file is not a picture OpenCV can read: upload a JPEG or PNG still "
-                                    "from the table's camera")
-            if max(image.shape[:2]) > MAX_PICTURE_SIDE:
+            size = picture_size(data)
+            if size is not None and max(size) > MAX_PICTURE_SIDE:  # refused before decoding it
                 raise _Refusal(400, f"the picture is larger than {MAX_PICTURE_SIDE} px on a side: upload the "
                                     "camera's own frame size")
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) if size else None
+            if image is None:
+                raise _Refusal(400, "that file is not a picture this page reads: upload a JPEG or PNG still "
+                                    "from the table's camera")
             state.show_frame(table_id, image, "upload")
         else:
             frame = state.latest_frame(table_id)
@@ -165,12 +166,41 @@ def calibrate_still(table_id: str):
     except _Refusal as exc:
         if request.accept_mimetypes.best == "application/json" or request.headers.get("X-CSRF-Token"):
             return _refuse(exc)
+        if exc.status == 404:
+            return error_page(404, "No such table", exc.message), 404
         flash(exc.message, "error")
-        return redirect(url_for("tables.calibrate", table_id=table_id)) if exc.status != 404 else (
-            error_page(404, "No such table", exc.message), 404)
+        return redirect(url_for("tables.table" if exc.status == 403 else "tables.calibrate", table_id=table_id))
     if request.accept_mimetypes.best == "application/json" or request.headers.get("X-CSRF-Token"):
         return jsonify(_frame_info(table_id))
     return redirect(url_for("tables.calibrate", table_id=table_id))
+
+
+def picture_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG's or JPEG's header, or None when the bytes are neither (read before
+    decoding, so a small file claiming a huge picture never reaches the decoder)."""
+    import struct
+
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24 and data[12:16] == b"IHDR":
+        return struct.unpack(">II", data[16:24])
+    if data[:2] != b"\xff\xd8":
+        return None
+    i = 2
+    while i + 9 <= len(data):
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if marker in (0x01, *range(0xD0, 0xD8)):  # markers without a length
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2:i + 4])
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # start of frame
+            h, w = struct.unpack(">HH", data[i + 5:i + 9])
+            return w, h
+        i += 2 + length
+    return None
 
 
 def _number(v) -> bool:

@@ -243,6 +243,32 @@ def test_an_upload_that_is_not_a_picture_is_400(client):
     r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"},
                     data={"picture": (io.BytesIO(b"not an image at all"), "x.jpg")}, content_type="multipart/form-data")
     assert r.status_code == 400 and "JPEG or PNG" in r.get_json()["error"]
+    r = client.post("/tables/1/calibrate/still", data={"csrf_token": csrf, "picture": (io.BytesIO(b"\xff\xd8junk"), "x.jpg")},
+                    content_type="multipart/form-data")  # the plain form: back to the page, with the message
+    assert r.status_code == 302 and r.headers["Location"].endswith("/tables/1/calibrate")
+    assert "JPEG or PNG" in client.get("/tables/1/calibrate").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("ext", [".png", ".jpg"])
+def test_picture_size_is_read_from_the_header(ext):
+    from tablecompanion.web.calibration_page import picture_size
+
+    ok, data = cv2.imencode(ext, np.zeros((37, 53, 3), np.uint8))
+    assert picture_size(data.tobytes()) == (53, 37)
+    assert picture_size(b"GIF89a....") is None
+
+
+def test_a_picture_claiming_a_huge_size_is_refused_before_decoding(client):
+    import struct
+    import zlib
+
+    _, csrf = sign_in(client)
+    ihdr = struct.pack(">IIBBBBB", 60000, 60000, 8, 2, 0, 0, 0)
+    png = (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
+           + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr)))
+    r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"},
+                    data={"picture": (io.BytesIO(png), "huge.png")}, content_type="multipart/form-data")
+    assert r.status_code == 400 and "8192 px" in r.get_json()["error"]
 
 
 def test_only_the_operator_may_calibrate(app, client, photo, tmp_path):
@@ -260,6 +286,8 @@ def test_only_the_operator_may_calibrate(app, client, photo, tmp_path):
     assert r.status_code == 403 and "operator" in r.get_json()["error"]
     r = client.post("/tables/1/calibrate/still", headers={"X-CSRF-Token": csrf, "Accept": "application/json"})
     assert r.status_code == 403
+    r = client.post("/tables/1/calibrate/still", data={"csrf_token": csrf})  # the plain form: to the sign-in
+    assert r.status_code == 302 and r.headers["Location"].endswith("/tables/1")
     # signed in but without the CSRF token: refused too
     sign_in(client)
     r = client.post("/tables/1/calibrate", json=body)
