@@ -288,6 +288,9 @@ def calibrate_save(table_id: str):
                                               in_order=True, data_dir=data_dir)
         except CalibrationError as exc:
             raise _Refusal(400, str(exc)) from None
+        except OSError as exc:  # the server's data dir, not the request: say where and why
+            raise _Refusal(500, f"the profile could not be saved under {data_dir}: "
+                                f"{exc.strerror or exc}; check that folder") from None
         path = profile_path(body["name"], data_dir)
     except _Refusal as exc:
         return _refuse(exc)

@@ -221,6 +221,17 @@ def test_bad_requests_are_400_with_a_message(app, client, photo, tmp_path, body,
     assert not (tmp_path / "data" / "profiles").exists() or not list((tmp_path / "data" / "profiles").glob("*.json"))
 
 
+def test_a_data_dir_that_cannot_take_the_profile_is_a_json_error(app, client, photo, tmp_path):
+    (tmp_path / "data" / "profiles").write_text("a file where the profiles folder should be")
+    attach(app, photo.image)
+    _, csrf = sign_in(client)
+    client.get("/tables/1/calibrate")
+    corners, size = shown_clicks(photo)
+    r = client.post("/tables/1/calibrate", headers={"X-CSRF-Token": csrf},
+                    json={"corners": corners, "displayed_size": size, "name": "t", "home": "right", "bottom": "X"})
+    assert r.status_code == 500 and "could not be saved" in r.get_json()["error"]
+
+
 def test_malformed_json_is_400(app, client, photo):
     attach(app, photo.image)
     _, csrf = sign_in(client)
