@@ -110,7 +110,7 @@ def _camera_runner(args, ref, leds):
     """--camera N [--profile NAME]: real frames through the vision pipeline into the referee, in a thread."""
     from tablecompanion.referee.runner import start_for_serve
 
-    return start_for_serve(ref, camera=args.camera, calibration=args.profile, leds=leds)
+    return start_for_serve(ref, camera=args.camera, calibration=args.profile, leds=leds, data_dir=_data_dir(args))
 
 
 class _Gate:
@@ -247,6 +247,9 @@ def run(args) -> int:
         if runner is None:
             replay()
             demo_source = f"{match_file.name if match_file else 'a generated match'} replayed through the referee"
+    if runner is not None and getattr(runner, "pipeline", None) is not None:
+        # the dashboard's calibration page shows this camera's frames and hands its profile back to it
+        app.extensions["tablecompanion"].attach_camera("1", runner, apply=runner.pipeline.use_calibration)
     if runner is None and leds is not None:
         try:
             from tablecompanion.referee.leds import LedLink

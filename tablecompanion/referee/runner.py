@@ -79,6 +79,7 @@ class CameraPipeline:
         self.watcher = self.watcher or RollWatcher()
         self._read_board = board_reader
         self.last_frame = None
+        self._new_calibration = None
         self._quiet_frames = 0
         self._clean = True
         self._reads_seen = 0
@@ -118,6 +119,20 @@ class CameraPipeline:
                  getattr(self.calibration, "source", None))
         self._make_watcher()
 
+    def use_calibration(self, calibration) -> None:
+        """Take ``calibration`` from the next frame on (the dashboard's clicked corners, from another thread).
+        The roll watcher starts afresh with it: a roll in the air while the camera is recalibrated is read
+        again once it has come to rest."""
+        self._new_calibration = calibration
+
+    def _switch_calibration(self) -> None:
+        cal, self._new_calibration = self._new_calibration, None
+        self.calibration = self._fallback_calibration = cal
+        self._calibrate_pending = False
+        self.locator = None
+        self._make_watcher()
+        log.info("table %s: calibration replaced: %s", self.referee.table_id, getattr(cal, "source", None))
+
     # -- per frame ------------------------------------------------------------------------------------
     def _prepare(self) -> None:
         """Tell the watcher what roll comes next: the opening roll (one die each) or whose right-hand board."""
@@ -146,6 +161,8 @@ class CameraPipeline:
         from tablecompanion.vision.settle import DicePickedUp, RollSettled
 
         self.last_frame = image
+        if self._new_calibration is not None:
+            self._switch_calibration()
         if self._calibrate_pending:
             self._calibrate(image)
         self._prepare()
@@ -551,8 +568,13 @@ def start_for_serve(referee, *, camera=None, board=None, demo: bool = False, dat
             log.warning("LED board %s not opened: %s", board or "emulated", exc)
     if isinstance(calibration, str):
         from tablecompanion.calibration import load_profile
+        from tablecompanion.calibration.profiles import profile_path
 
-        calibration = load_profile(calibration)
+        # the server's own data dir first (where the dashboard's calibration page saves), else the default
+        if data_dir is not None and profile_path(calibration, data_dir).exists():
+            calibration = load_profile(calibration, data_dir)
+        else:
+            calibration = load_profile(calibration)
     if camera is not None:
         from tablecompanion.vision.frames import open_source
 

@@ -232,3 +232,43 @@ def test_simulator_footage_is_read_by_the_camera_pipeline():
     assert [(t["roll"], t["play"]) for t in tally] == [("camera", "camera")] * 2
     sources = [h.get("source") for h in ref.snapshot()["history"] if h.get("action") in ("opening_roll", "roll", "play")]
     assert sources == ["camera"] * 4
+
+
+def test_a_profile_made_on_the_dashboard_replaces_the_calibration_at_the_next_frame():
+    """The calibration page hands its profile to the running camera (``use_calibration``): the frame after
+    reads with it, and the roll watcher places dice on that board."""
+    from tablecompanion.referee.runner import CameraPipeline
+
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    pipe = CameraPipeline(ref, None)
+    assert pipe.calibration is None and pipe.locator is None
+    cal = _calibration()
+    pipe.use_calibration(cal)
+    assert pipe.calibration is None  # not before a frame: the runner's thread switches, not the caller's
+    pipe.feed(_table(), 0.0)
+    assert pipe.calibration is cal
+    assert pipe.locator is not None and pipe.locator.calibration is cal
+    assert getattr(pipe.watcher, "geometry", None) is cal.geometry
+
+
+def test_serve_finds_a_profile_in_its_data_dir_before_the_default_one(tmp_path, monkeypatch):
+    """``serve --camera N --profile NAME --data-dir X`` reads the profile the dashboard saved under X."""
+    from tablecompanion.calibration.profiles import save_profile
+    from tablecompanion.referee.runner import start_for_serve
+
+    monkeypatch.setenv("TABLECOMPANION_DATA", str(tmp_path / "default"))
+    served = tmp_path / "served"
+    cal = _calibration()
+    save_profile(cal, "table-1", served)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "0001.png"), _table())
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    runner = start_for_serve(ref, camera=str(frames), calibration="table-1", data_dir=served)
+    try:
+        assert runner.pipeline.calibration is not None
+        assert runner.pipeline.calibration.image_size == cal.image_size
+    finally:
+        runner.stop()
+    with pytest.raises(Exception, match="table-1"):
+        start_for_serve(ref, camera=str(frames), calibration="table-1")  # not in the default dir
