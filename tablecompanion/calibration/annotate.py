@@ -92,7 +92,9 @@ def annotate(frame: np.ndarray, calibration: Calibration, title: str | None = No
     _label(img, f"{who}, home {geo.home}", mid_bottom, COLOURS["number"], font_scale * 0.6)
     lines = [
         title or f"profile {calibration.name or '(unsaved)'} from {calibration.source}",
-        f"reprojection error {calibration.reprojection_error_mm:.2f} mm",
+        # four given corners always fit exactly: a 0.00 mm there would only reassure wrongly
+        "4 corners given: check the drawn points and bar by eye" if calibration.source == "corners"
+        else f"reprojection error {calibration.reprojection_error_mm:.2f} mm",
     ]
     header = max(0.5, img.shape[1] / 1600)
     line_h = int(30 * header)
