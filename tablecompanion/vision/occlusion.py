@@ -26,6 +26,8 @@ from tablecompanion.vision.board_reader import BoardReadError, BoardReading, rea
 from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig
 
 SMALL_PX_PER_MM = 0.25
+TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
+TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,12 @@ class BoardWatcher:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         min_px = self.config.blob_mm2 * SMALL_PX_PER_MM**2
         edge_labels = set(np.unique(labels[self._masks["edge"]]).tolist()) - {0}
-        big = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px)
+        # a change that lies wholly in a tray and the frame beyond it is a checker borne off (it lies against
+        # the frame by the player's edge), not an arm: an arm over the trays only covers no point either
+        in_tray = set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}
+        beyond = set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
+        big = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in edge_labels
+                  if stats[i, cv2.CC_STAT_AREA] >= min_px and not (i in in_tray and i not in beyond))
         return big >= min_px
 
 
@@ -202,9 +209,20 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         return m
 
     board = rect_mask(geo.outline)
-    inner = rect_mask(geo.surface) | rect_mask(geo.tray("bottom")) | rect_mask(geo.tray("top"))
     edge = board & ~rect_mask((4 / px_per_mm, 4 / px_per_mm, spec.width - 4 / px_per_mm, spec.height - 4 / px_per_mm))
-    return {"board": board, "watch": board, "edge": edge}
+    tray_zone = np.zeros_like(board)
+    x0o, y0o, x1o, y1o = geo.outline
+    for who in ("bottom", "top"):
+        x0, y0, x1, y1 = geo.tray(who)
+        # the tray, a checker's height around it (a camera off the vertical sees a tray checker's side), and
+        # the frame between it and the board's outer edge, where its outermost checker overhangs
+        m = TRAY_MARGIN_MM
+        x0 = x0o if x0 - x0o <= TRAY_FRAME_MM else x0 - m
+        y0 = y0o if y0 - y0o <= TRAY_FRAME_MM else y0 - m
+        x1 = x1o if x1o - x1 <= TRAY_FRAME_MM else x1 + m
+        y1 = y1o if y1o - y1 <= TRAY_FRAME_MM else y1 + m
+        tray_zone |= rect_mask((x0, y0, x1, y1))
+    return {"board": board, "watch": board, "edge": edge, "tray_zone": tray_zone & board}
 
 
 def _reading_key(reading: BoardReading) -> tuple:

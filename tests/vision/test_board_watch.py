@@ -70,3 +70,27 @@ def test_an_unreadable_frame_is_no_reading_and_no_crash(table):
     small = cv2.resize(_frames(renderer, scenes["before"], 1)[0], (320, 180))
     assert watcher.feed(small) is None  # wrong size for the calibration: a clear reason, no exception
     assert not watcher.state.clear and watcher.state.reason
+
+
+@pytest.mark.parametrize("camera", ["tilted", "steep"])
+def test_a_checker_borne_off_into_the_tray_is_no_arm_but_a_hand_over_the_tray_and_a_point_is(camera):
+    """A borne-off checker lies in the tray against the frame by the player's edge: a still change from the
+    board's outer edge, which blocked every reading (taken for an arm) for 5 s after each bear-off, so the
+    bearing-off plays of whole matches were scored on the board before them."""
+    renderer = Renderer(Camera.preset(camera, width=960, height=540), "tournament", "right", True)
+    before = Position.from_board([3, 3, 3, 2, 2, 2] + [0] * 19, [3, 3, 3, 2, 2, 2] + [0] * 19)
+    after = before.parse_play("6/off 5/off", (6, 5)).result().swapped()  # bottom player still at the bottom
+    watcher = BoardWatcher(truth_calibration(renderer))
+    first = [e for e in (watcher.feed(f) for f in _frames(renderer, Scene.from_position(before, dice=()), 10)) if e]
+    assert len(first) == 1 and _bottom_arrays(first[0]) == (before.on_roll, before.opponent)
+
+    borne_off = Scene.from_position(after, dice=())
+    events = [e for e in (watcher.feed(f) for f in _frames(renderer, borne_off, 10, seed=10)) if e]
+    assert not watcher.state.arm
+    assert len(events) == 1 and _bottom_arrays(events[0]) == (after.on_roll, after.opponent)
+
+    # a hand over the tray with its fingers on the first points is still an arm
+    hand = Hand("bottom", x=735.0, y=470.0, spread=0.6)
+    for f in _frames(renderer, replace(borne_off, hands=(hand,)), 10, seed=20):
+        assert watcher.feed(f) is None
+    assert watcher.state.arm
