@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 
@@ -32,12 +33,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--matches", default=None, metavar="DIR", help="folder of .mat files (default ../shared/data/matches)")
     e.add_argument("--limit-matches", type=int, default=3, help="how many matches to replay (each one whole unless --max-turns)")
     e.add_argument("--skip-matches", type=int, default=0, help="start at this match of the sorted folder")
-    e.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop starting new turns after S seconds")
+    e.add_argument("--time-limit", type=float, default=None, metavar="S", help="stop starting new turns after S seconds "
+                   "(with --footage: stop the footage, the turn it stops in is not scored)")
     e.add_argument("--max-turns", type=int, default=None, help="at most this many turns per match")
     e.add_argument("--styles", default="tournament,classic,leather", help="board styles, comma-separated (matches "
                    "are dealt round-robin over every style x camera)")
     e.add_argument("--cameras", default="top,default,tilted,steep", help="camera presets, comma-separated")
-    e.add_argument("--illegal", type=float, default=0.05, help="share of turns replayed with an injected illegal play")
+    e.add_argument("--illegal", type=float, default=0.05, help="share of turns replayed with an injected illegal play "
+                   "(with --footage: played illegally first, half of them corrected before the dice are picked up)")
     e.add_argument("--find-board", action="store_true", help="find the board in the first frame instead of using the true calibration")
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--json", action="store_true")
@@ -118,11 +121,17 @@ def _eval(args: argparse.Namespace) -> int:
         cameras = [c for c in args.cameras.split(",") if c]
         combos = [(s, c) for c in cameras for s in styles]
         reports = []
+        started = time.perf_counter()
         for i, mat in enumerate(mats):
             style, camera = combos[i % len(combos)]
+            left = None if args.time_limit is None else args.time_limit - (time.perf_counter() - started)
+            if left is not None and left <= 0:
+                say(f"time limit reached: {mat.name} and later matches not run")
+                break
             try:
                 reports.append(evaluate_footage(mat, max_turns=args.max_turns, style=style, camera=camera,
-                                                seed=args.seed, progress=say))
+                                                inject=f"illegal:{args.illegal},correction:0.5", seed=args.seed,
+                                                progress=say, failures_dir=args.failures, time_limit_s=left))
             except EvalError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2

@@ -351,6 +351,8 @@ def evaluate_footage(
     camera: str = "default",
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
+    failures_dir: str | None = None,
+    time_limit_s: float | None = None,
 ) -> dict:
     """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
     waits for a clear, still board and emits each new stable reading; the referee takes, for each turn,
@@ -362,6 +364,11 @@ def evaluate_footage(
     while the next roll lies settled). For a turn with an injected illegal play, the last reading before
     the correction is the illegal board, and it must be flagged. Readings taken while a hand covered the
     playing surface are counted (they should not exist: the watcher waits for a clear board).
+
+    Every stable reading that differs from the truth is listed (``misreads``: frame, phase, dice and cube on
+    the board, and the places read wrong, a pile read as its lower bound told apart), and with
+    ``failures_dir`` its frame is written (annotated and raw), as is the frame each wrongly identified turn
+    was scored on. ``time_limit_s`` stops the footage early (the turn it stops in is not scored).
     """
     import cv2
 
@@ -383,13 +390,15 @@ def evaluate_footage(
     surface = surface.astype(bool)
     turns: list[dict] = []
     stats = {"frames": 0, "stable_readings": 0, "with_hand": 0, "misread": 0, "turns": 0, "identified": 0,
-             "ambiguous": 0, "wrong": 0, "no_reading": 0, "illegal_injected": 0, "illegal_flagged": 0, "failures": []}
-    last_reading = None  # (frame, reading) of the latest stable reading
-    current = None  # (game, turn) whose roll settled last
-    open_turn = None  # a turn waiting for the next mover's first checker to be final
-    illegal_turns: set = set()
-    pre_correction: dict = {}
-    illegal_at: dict = {}  # frame of each injected illegal play
+             "ambiguous": 0, "wrong": 0, "no_reading": 0, "illegal_injected": 0, "illegal_flagged": 0, "failures": [],
+             "misread_pile_only": 0, "misreads": []}
+    out_dir = Path(failures_dir) if failures_dir else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    images: dict[int, np.ndarray] = {}  # frame index -> picture of a stable reading still referred to
+    started = time.perf_counter()
+    cut_short = False
+    book = FootageTurns()
 
     def settle(key, reading_entry) -> None:
         by_turn = {(t["game"], t["turn"]): t for t in turns}
@@ -411,34 +420,20 @@ def evaluate_footage(
         else:
             stats["wrong"] += 1
             stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "frame": reading_entry[0],
-                                      "verdict": found.verdict, "reason": found.reason})
+                                      "verdict": found.verdict, "reason": found.reason,
+                                      "read_as": None if found.play is None else str(found.play)})
+            if out_dir is not None and reading_entry[0] in images:
+                _save_failure(out_dir, f"turn-g{key[0]}-t{key[1]}-f{reading_entry[0]}", images[reading_entry[0]],
+                              reading_entry[1])
 
     for frame, truth in iter_match_frames(path, seed, 30.0, inject, camera=cam, style=style, bottom="X",
                                           max_turns=max_turns, script=script, turns_out=turns):
+        if time_limit_s is not None and time.perf_counter() - started > time_limit_s:
+            cut_short = True
+            break
         stats["frames"] += 1
-        for ev in truth["events"]:
-            key = (ev.get("game"), ev.get("turn"))
-            if ev["type"] == "roll_settled":
-                current = key
-            elif ev["type"] == "checker_picked" and open_turn is not None and key != open_turn:
-                settle(open_turn, last_reading)
-                open_turn = None
-            elif ev["type"] in ("play_made", "illegal_play") and key == current:
-                open_turn = key
-            elif ev["type"] in ("game_over", "double"):
-                if open_turn is not None:
-                    settle(open_turn, last_reading)
-                    open_turn = None
-            if ev["type"] == "illegal_play":
-                illegal_turns.add(key)
-                stats["illegal_injected"] += 1
-                pre_correction[key] = None
-                illegal_at[key] = truth["frame"]
-            if ev["type"] == "correction" and key in pre_correction and pre_correction[key] is None:
-                pre_correction[key] = last_reading or (None, None)
-        # a correction begins when the player picks up a checker while the illegal board stands
-        if truth["phase"] == "correcting" and current in pre_correction and pre_correction[current] is None:
-            pre_correction[current] = last_reading or (None, None)
+        for key, entry in book.frame(truth):
+            settle(key, entry)
         event = watcher.feed(frame)
         if event is None:
             continue
@@ -449,19 +444,31 @@ def evaluate_footage(
         if hand:
             stats["failures"].append({"frame": truth["frame"], "why": "stable reading with a hand over the surface",
                                       "hand_px": int(np.count_nonzero(mask & surface))})
-        x_seen = event.reading.observation("light", "bottom")
-        if (tuple(x_seen.mover), tuple(x_seen.opponent)) != (tuple(truth["board"]["X"]), tuple(truth["board"]["O"])):
+        wrong = _footage_misread(event.reading, truth["board"])
+        if wrong:
             stats["misread"] += 1
-        last_reading = (truth["frame"], event.reading)
-    if open_turn is not None and max_turns is None:
-        settle(open_turn, last_reading)  # the match's last play (footage cut short ends mid-turn: not scored)
+            pile_only = all(w["pile_lower_bound"] for w in wrong)
+            stats["misread_pile_only"] += pile_only
+            stats["misreads"].append({"frame": truth["frame"], "game": truth["game"], "turn": truth["turn"],
+                                      "phase": truth["phase"], "dice": len(truth["dice"] or ()),
+                                      "cube": truth["cube"].get("position"), "hand_px": int(np.count_nonzero(mask))
+                                      if mask is not None else 0, "pile_only": pile_only, "places": wrong})
+            if out_dir is not None and not pile_only:
+                _save_failure(out_dir, f"misread-f{truth['frame']}-g{truth['game']}-t{truth['turn']}-{truth['phase']}",
+                              frame, event.reading)
+        book.reading(truth["frame"], event.reading)
+        images = {truth["frame"]: frame}  # only the latest stable reading's picture can still be scored
+    if max_turns is None and not cut_short:
+        for key, entry in book.finish():  # the match's last play (footage cut short ends mid-turn: not scored)
+            settle(key, entry)
     by_turn = {(t["game"], t["turn"]): t for t in turns}
+    stats["illegal_injected"] = len(book.illegal_at)
     stats["illegal_never_clear"] = 0
-    for key, entry in pre_correction.items():
+    for key, entry in book.pre_correction.items():
         rec = by_turn.get(key)
         if rec is None or not entry:
             continue
-        if entry[1] is None or (entry[0] is not None and entry[0] < illegal_at.get(key, 0)):
+        if entry[1] is None or (entry[0] is not None and entry[0] < book.illegal_at.get(key, 0)):
             # the hand never left the board between the illegal play and its correction: no clear picture of
             # the illegal board exists, and the play the turn ends with (the corrected one) is what is scored
             stats["illegal_never_clear"] += 1
@@ -475,7 +482,8 @@ def evaluate_footage(
     stats["summary"] = [
         f"footage: {stats['frames']} frames of {path.name} ({style}, {camera} camera, inject {inject})",
         f"stable readings: {stats['stable_readings']}, taken with a hand over the playing surface: {stats['with_hand']}, "
-        f"differing from the truth: {stats['misread']}",
+        f"differing from the truth: {stats['misread']} (of which only a pile read as its lower bound: "
+        f"{stats['misread_pile_only']})",
         f"turns identified from the last stable reading of the turn: {stats['identified']}/{stats['turns']}"
         f" (ambiguous {stats['ambiguous']}, wrong {stats['wrong']}, of which no reading {stats['no_reading']})",
         f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/"
@@ -486,6 +494,88 @@ def evaluate_footage(
         for line in stats["summary"]:
             progress(line)
     return stats
+
+
+class FootageTurns:
+    """Which stable reading each turn of simulator footage is scored on, from the footage's events.
+
+    The referee takes, for a turn, the last stable reading before the board can change again: before the
+    next mover picks up a checker, or, for a game's last play, before the next game is set up (the board
+    stands through the game-over pause; a cube turned in between moves no checker). For an injected
+    illegal play, the last reading before its correction begins is kept apart (``pre_correction``).
+
+    Feed each frame's truth with :meth:`frame` before its reading (it returns the turns to score now, with
+    their reading ``(frame index, reading)`` or None), each stable reading with :meth:`reading`, and call
+    :meth:`finish` at the end of whole footage.
+    """
+
+    def __init__(self) -> None:
+        self.current = None  # (game, turn) whose roll settled last
+        self.open = None  # a turn played, waiting for the board to be final
+        self.last = None  # (frame index, reading) of the latest stable reading
+        self.illegal_at: dict = {}  # (game, turn) -> frame of its injected illegal play
+        self.pre_correction: dict = {}  # (game, turn) -> last reading before its correction began
+
+    def frame(self, truth: dict) -> list:
+        due = []
+        for ev in truth["events"]:
+            key = (ev.get("game"), ev.get("turn"))
+            kind = ev["type"]
+            if kind == "roll_settled":
+                self.current = key
+            elif kind == "checker_picked" and self.open is not None and key != self.open:
+                due.append(self._close())
+            elif kind in ("play_made", "illegal_play") and key == self.current:
+                self.open = key
+            elif kind == "game_start" and self.open is not None:
+                due.append(self._close())  # the game that ended was seen through its game-over pause
+            if kind == "illegal_play":
+                self.pre_correction[key] = None
+                self.illegal_at[key] = truth["frame"]
+            if kind == "correction" and key in self.pre_correction and self.pre_correction[key] is None:
+                self.pre_correction[key] = self.last or (None, None)
+        # a correction begins when the player picks up a checker while the illegal board stands
+        if truth["phase"] == "correcting" and self.current in self.pre_correction \
+                and self.pre_correction[self.current] is None:
+            self.pre_correction[self.current] = self.last or (None, None)
+        return due
+
+    def reading(self, frame_index: int, reading) -> None:
+        self.last = (frame_index, reading)
+
+    def finish(self) -> list:
+        return [self._close()] if self.open is not None else []
+
+    def _close(self):
+        key, self.open = self.open, None
+        return key, self.last
+
+
+def _footage_misread(reading, board: dict) -> list[dict]:
+    """Where a stable reading differs from the checkers physically on the board (X light at the bottom):
+    one entry per point (bottom numbering) or bar side, with the truth, the reading, and whether it is only
+    a pile read as its lower bound (the row under it: identification takes it as such)."""
+    c = reading.checkers
+    xs, os_ = board["X"], board["O"]
+    wrong = []
+    for p in range(1, 25):
+        if xs[p - 1]:
+            truth = ("light", int(xs[p - 1]))
+        elif os_[24 - p]:
+            truth = ("dark", int(os_[24 - p]))
+        else:
+            truth = (None, 0)
+        side, n = c.points.get(p, (None, 0))
+        got = (side if n else None, int(n))
+        if got != truth:
+            lower = p in c.piles and got[0] == truth[0] and 0 < got[1] < truth[1]
+            wrong.append({"place": p, "truth": list(truth), "read": list(got), "pile_lower_bound": bool(lower),
+                          "uncertain": p in c.uncertain})
+    for side, n in (("light", xs[24]), ("dark", os_[24])):
+        if int(c.bar.get(side, 0)) != int(n):
+            wrong.append({"place": f"bar-{side}", "truth": [side, int(n)], "read": [side, int(c.bar.get(side, 0))],
+                          "pile_lower_bound": False, "uncertain": 25 in c.uncertain})
+    return wrong
 
 
 def _identify_record(rec: dict, reading, Position):

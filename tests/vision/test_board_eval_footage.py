@@ -1,0 +1,63 @@
+"""Which stable reading the footage evaluation scores each turn on (``FootageTurns``): the last one before
+the board can change again, which for a play followed by a cube action or a game's end comes after it."""
+
+from tablecompanion.vision.board_eval import FootageTurns
+
+
+def _truth(frame, phase, *events):
+    return {"frame": frame, "phase": phase,
+            "events": [{"type": kind, "game": game, "turn": turn} for kind, game, turn in events]}
+
+
+def _run(book, script):
+    """Feed (truth, reading or None) pairs; returns every turn scored, with the reading it was scored on."""
+    due = []
+    for truth, reading in script:
+        due += book.frame(truth)
+        if reading is not None:
+            book.reading(truth["frame"], reading)
+    return due
+
+
+def test_a_play_followed_by_a_double_is_scored_on_the_board_seen_after_the_cube_moved():
+    book = FootageTurns()
+    due = _run(book, [
+        (_truth(0, "settled", ("roll_settled", 1, 6)), "board before the play"),
+        (_truth(1, "pickup", ("play_made", 1, 6)), None),  # no clear view between the last move and the cube
+        (_truth(2, "cube", ("double", 1, 7)), None),
+        (_truth(3, "cube", ("take", 1, 8)), "board after the play"),
+        (_truth(4, "settled", ("roll_settled", 1, 9)), None),
+    ])
+    assert due == []  # a cube action moves no checker: the turn stays open
+    due = _run(book, [(_truth(5, "moving", ("checker_picked", 1, 9)), None)])
+    assert due == [((1, 6), (3, "board after the play"))]
+
+
+def test_a_games_last_play_is_scored_on_the_board_seen_through_the_game_over_pause():
+    book = FootageTurns()
+    due = _run(book, [
+        (_truth(0, "settled", ("roll_settled", 2, 40)), "board before the play"),
+        (_truth(1, "pickup", ("play_made", 2, 40)), None),
+        (_truth(2, "game_over", ("game_over", 2, 40)), None),
+        (_truth(3, "game_over"), "board after the play"),
+    ])
+    assert due == []
+    due = _run(book, [(_truth(4, "setup", ("game_start", 3, None)), "the next game set up")])
+    assert due == [((2, 40), (3, "board after the play"))]
+    assert book.finish() == []
+
+
+def test_the_last_turn_of_the_footage_and_the_board_before_a_correction():
+    book = FootageTurns()
+    due = _run(book, [
+        (_truth(0, "settled", ("roll_settled", 1, 2)), "board before"),
+        (_truth(1, "pickup", ("illegal_play", 1, 2)), None),
+        (_truth(2, "pickup"), "illegal board"),
+        (_truth(3, "correcting"), None),
+        (_truth(4, "pickup", ("correction", 1, 2), ("play_made", 1, 2)), None),
+        (_truth(5, "pickup"), "corrected board"),
+    ])
+    assert due == []
+    assert book.illegal_at == {(1, 2): 1}
+    assert book.pre_correction == {(1, 2): (2, "illegal board")}
+    assert book.finish() == [((1, 2), (5, "corrected board"))]
