@@ -415,10 +415,11 @@ def evaluate_footage(
         expected = Position.from_position_id(rec["position_id_before"]).parse_play(rec["play"], tuple(rec["dice"])).result()
         if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
             stats["identified"] += 1
-        elif found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
-            stats["ambiguous"] += 1
         else:
-            stats["wrong"] += 1
+            if found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
+                stats["ambiguous"] += 1
+            else:
+                stats["wrong"] += 1
             stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "frame": reading_entry[0],
                                       "verdict": found.verdict, "reason": found.reason,
                                       "read_as": None if found.play is None else str(found.play)})
@@ -526,6 +527,8 @@ class FootageTurns:
             elif kind == "checker_picked" and self.open is not None and key != self.open:
                 due.append(self._close())
             elif kind in ("play_made", "illegal_play") and key == self.current:
+                if self.open is not None and self.open != key:
+                    due.append(self._close())  # the turn before a play that moved nothing (a dance)
                 self.open = key
             elif kind == "game_start" and self.open is not None:
                 due.append(self._close())  # the game that ended was seen through its game-over pause

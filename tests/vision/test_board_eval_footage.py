@@ -61,3 +61,19 @@ def test_the_last_turn_of_the_footage_and_the_board_before_a_correction():
     assert book.illegal_at == {(1, 2): 1}
     assert book.pre_correction == {(1, 2): (2, "illegal board")}
     assert book.finish() == [((1, 2), (5, "corrected board"))]
+
+
+def test_a_play_before_a_dance_is_scored_not_replaced_by_the_dance():
+    """A player on the bar who cannot enter makes no move: the play before it must still be scored (it was
+    dropped when the dance's own turn opened, losing the hitting plays that cause dances)."""
+    book = FootageTurns()
+    due = _run(book, [
+        (_truth(0, "settled", ("roll_settled", 1, 3)), None),
+        (_truth(1, "pickup", ("play_made", 1, 3)), None),
+        (_truth(2, "settled", ("roll_settled", 1, 4)), "board after the hit"),
+        (_truth(3, "pickup", ("play_made", 1, 4)), None),  # the dance: no checker picked up
+    ])
+    assert due == [((1, 3), (2, "board after the hit"))]
+    due = _run(book, [(_truth(4, "settled", ("roll_settled", 1, 5)), "board after the dance"),
+                      (_truth(5, "moving", ("checker_picked", 1, 5)), None)])
+    assert due == [((1, 4), (4, "board after the dance"))]
