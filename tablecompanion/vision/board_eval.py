@@ -514,7 +514,8 @@ class FootageTurns:
         self.current = None  # (game, turn) whose roll settled last
         self.open = None  # a turn played, waiting for the board to be final
         self.last = None  # (frame index, reading) of the latest stable reading
-        self.illegal_at: dict = {}  # (game, turn) -> frame of its injected illegal play
+        self.moved_at: dict = {}  # (game, turn) -> frame of its latest checker placed (or hit checker on the bar)
+        self.illegal_at: dict = {}  # (game, turn) -> first frame showing its injected illegal play
         self.pre_correction: dict = {}  # (game, turn) -> last reading before its correction began
 
     def frame(self, truth: dict) -> list:
@@ -532,15 +533,15 @@ class FootageTurns:
                 self.open = key
             elif kind == "game_start" and self.open is not None:
                 due.append(self._close())  # the game that ended was seen through its game-over pause
+            if kind in ("checker_placed", "checker_hit"):
+                self.moved_at[key] = truth["frame"]
             if kind == "illegal_play":
                 self.pre_correction[key] = None
-                self.illegal_at[key] = truth["frame"]
-            if kind == "correction" and key in self.pre_correction and self.pre_correction[key] is None:
+                # the event comes once the hand is back at rest: the illegal board stands from its last checker
+                self.illegal_at[key] = self.moved_at.get(key, truth["frame"])
+            # a correction begins when a checker is picked up while the illegal board stands
+            if kind in ("checker_picked", "correction") and self.pre_correction.get(key, False) is None:
                 self.pre_correction[key] = self.last or (None, None)
-        # a correction begins when the player picks up a checker while the illegal board stands
-        if truth["phase"] == "correcting" and self.current in self.pre_correction \
-                and self.pre_correction[self.current] is None:
-            self.pre_correction[self.current] = self.last or (None, None)
         return due
 
     def reading(self, frame_index: int, reading) -> None:

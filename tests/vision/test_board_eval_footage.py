@@ -77,3 +77,23 @@ def test_a_play_before_a_dance_is_scored_not_replaced_by_the_dance():
     due = _run(book, [(_truth(4, "settled", ("roll_settled", 1, 5)), "board after the dance"),
                       (_truth(5, "moving", ("checker_picked", 1, 5)), None)])
     assert due == [((1, 4), (4, "board after the dance"))]
+
+
+def test_an_illegal_board_read_before_the_illegal_play_event_counts_as_seen():
+    """The simulator announces an illegal play once the hand is back at rest; the board stands illegal from
+    its last checker placed, and a reading taken in between is a picture of it (it was counted as 'never
+    visible', leaving the illegal play unscored)."""
+    book = FootageTurns()
+    _run(book, [
+        (_truth(0, "settled", ("roll_settled", 2, 26)), "board before"),
+        (_truth(10, "moving", ("checker_picked", 2, 26)), None),
+        (_truth(20, "moving", ("checker_placed", 2, 26)), None),
+        (_truth(27, "moving"), "illegal board"),  # hand gone, board clear
+        (_truth(29, "correcting", ("illegal_play", 2, 26)), None),
+        (_truth(31, "correcting"), None),
+        (_truth(39, "correcting", ("checker_picked", 2, 26)), None),
+        (_truth(45, "correcting", ("checker_placed", 2, 26)), None),
+        (_truth(50, "pickup", ("correction", 2, 26), ("play_made", 2, 26)), "corrected board"),
+    ])
+    assert book.illegal_at == {(2, 26): 20}
+    assert book.pre_correction == {(2, 26): (27, "illegal board")}
