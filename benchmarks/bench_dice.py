@@ -11,7 +11,9 @@ from pathlib import Path
 import cv2
 import pytest
 
-from tablecompanion.vision.dice import read_dice
+from dataclasses import replace
+
+from tablecompanion.vision.dice import DEFAULT_CONFIG, read_dice
 from tablecompanion.vision.dice_synth import DieSpec, draw_die, table
 from tablecompanion.vision.settle import RollSettled, RollWatcher
 
@@ -47,9 +49,23 @@ def test_watcher_per_frame_1280x720(benchmark):
 
 
 def test_read_dice_1280x720(benchmark):
-    """The read done once per settled roll."""
+    """The read done once per settled roll (the shipped network, both scales)."""
     _, _, rest = _frames()
     readings = benchmark(read_dice, rest)
+    assert sorted(r.value for r in readings) == [3, 6]
+
+
+def test_read_dice_1280x720_one_scale(benchmark):
+    """The network at full scale only (no half-scale pass for dice over ~60 px)."""
+    _, _, rest = _frames()
+    readings = benchmark(read_dice, rest, replace(DEFAULT_CONFIG, net_scales=(1.0,)))
+    assert sorted(r.value for r in readings) == [3, 6]
+
+
+def test_read_dice_1280x720_pips(benchmark):
+    """The pip-counting fallback (no network)."""
+    _, _, rest = _frames()
+    readings = benchmark(read_dice, rest, replace(DEFAULT_CONFIG, model="pips"))
     assert sorted(r.value for r in readings) == [3, 6]
 
 

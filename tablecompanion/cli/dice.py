@@ -19,6 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--annotate", metavar="OUT_DIR", help="write annotated copies of the images here")
     r.add_argument("--config", metavar="JSON", help="dice reader thresholds (DiceConfig fields)")
     r.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
+    r.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
     r.set_defaults(func=_read)
 
     e = sub.add_parser("eval", help="score the reader on a folder with labels.csv")
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--json", action="store_true")
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
+    e.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
     e.set_defaults(func=_eval)
 
     w = sub.add_parser("watch", help="watch a camera / video / image folder and print roll events")
@@ -39,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
-def _config(path: str | None, model: str | None = None):
+def _config(path: str | None, model: str | None = None, classifier: str | None = None):
     from dataclasses import replace
 
     from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig
@@ -47,6 +49,8 @@ def _config(path: str | None, model: str | None = None):
     config = DiceConfig.load(path) if path else None
     if model:
         config = replace(config or DEFAULT_CONFIG, model=model)
+    if classifier:
+        config = replace(config or DEFAULT_CONFIG, classifier=classifier)
     return config
 
 
@@ -57,7 +61,7 @@ def _read(args: argparse.Namespace) -> int:
     import numpy as np
 
     try:
-        config = _config(args.config, args.model)
+        config = _config(args.config, args.model, args.classifier)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -99,7 +103,7 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.dice_eval import evaluate
 
     try:
-        result = evaluate(args.dataset, args.split, _config(args.config, args.model), limit=args.limit)
+        result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier), limit=args.limit)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

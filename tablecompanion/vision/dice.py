@@ -1,13 +1,21 @@
-"""Find dice in a camera frame and read their values by counting pips.
+"""Find dice in a camera frame and read their values.
 
-Stages (each a small function taking arrays and the config, so each can be scored alone):
-``foreground`` (how far each pixel is from the local background) → ``die_regions`` (connected blobs
-of foreground, split into dice when a blob holds several) → ``find_pips`` (round spots that contrast
-with the die's face) → ``read_die`` (value, outline, confidence, flat / cocked / unclear).
+Two readers behind one call, ``read_dice(frame, config) -> list[DiceReading]``:
 
-A die is "flat" when its top face shows a clean pip pattern; "cocked" when its outline or pips say it
-is tilted (a rhombus, two faces' worth of pips); "unclear" when the pips cannot be trusted. A value is
-never given for a die that is not flat.
+- **The dice network** (the default when ``models/dice_net.onnx`` is shipped): a tiny fully
+  convolutional detector run by ``cv2.dnn`` proposes die centres and sizes on a stride-4 grid, at
+  full and half scale (dice of about 14-64 px, and larger ones at half scale); each proposal is cut
+  out at a few sizes and a crop classifier (``models/dice_cls.onnx``) says no die / 1..6 / cocked;
+  overlapping finds keep the most die-like. See ``dice_model`` and ``docs/dice.md``.
+- **Pip counting** (the fallback when no network is shipped, or ``DiceConfig(model="pips")``):
+  ``to_colour_space`` → ``local_face`` → ``find_pips`` → ``group_pips`` → ``prune_groups`` →
+  ``group_evidence`` → reading.
+
+``read_dice_region(frame, (x, y, w, h), config)`` reads only the dice whose centres lie inside a box
+of the frame (with a margin of context around it), in frame pixels: for readers that already know
+where the roller's right-hand board is. A die is "flat" when its top face can be read; "cocked" when
+it is tilted or lying on something; "unclear" when the value cannot be trusted. A value is never
+given for a die that is not flat. Bad input raises ``DiceVisionError``.
 """
 
 from __future__ import annotations
@@ -87,14 +95,31 @@ class DiceConfig:
     # the network: heat peaks below net_min_heat are no die; a flat die's value needs
     # P(value) >= net_min_value (else "unclear", no value); P(cocked) >= net_cocked gives "cocked".
     # It runs at each of net_scales (x the working size) and keeps, at scales below 1, only dice
-    # larger than net_small_side px there (the others are read at full scale); two dice closer than
-    # net_nms_frac x side are one.
-    net_min_heat: float = 0.3
+    # larger than net_small_side px there (the others are read at full scale); finds closer than
+    # net_dup_frac x the smaller side are one find; after the classifier, of finds closer than
+    # net_nms_frac x the larger side only the most die-like stays.
+    net_min_heat: float = 0.2
     net_min_value: float = 0.6
     net_cocked: float = 0.5
     net_scales: tuple[float, ...] = (1.0, 0.5)
     net_small_side: float = 30.0
-    net_nms_frac: float = 0.55
+    net_nms_frac: float = 0.7
+    net_dup_frac: float = 0.3
+    # a die is cocked when another find on it is this sure it is tilted, P(cocked | die) (1.01: never)
+    net_neighbour_cocked: float = 0.9
+    # the crop classifier that reads each die the network finds: "" = the shipped one
+    # (models/dice_cls.onnx; the network's own value head when it is not there), "none", or a path;
+    # a find with P(no die) above 1 - cls_min_die is dropped
+    classifier: str = ""
+    cls_min_die: float = 0.7
+    # how pip counting helps the network: "fill" = the network says where the dice are, and pip
+    # counting reads those the classifier left unclear (never a cocked one, never a new die); "union" =
+    # pip counting's dice plus the network's with confidence >= net_add_min where pip counting saw none
+    # or gave no value (more dice read, more false dice: side faces); "none" = the network alone
+    combine: str = "fill"
+    net_add_min: float = 0.8
+    cls_sizes: tuple[float, ...] = (0.5, 0.8, 1.0, 1.25)  # crop sizes tried, x the network's die side
+    cls_rotations: bool = True  # also classify each crop turned by 90, 180, 270 degrees, and average
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -625,7 +650,18 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     check_frame(frame)
     net = _network(config)
     if net is not None:
-        return read_dice_net(frame, net, config)
+        from tablecompanion.vision.dice_model import load_classifier
+
+        classifier = None if config.classifier == "none" else load_classifier(config.classifier)
+        found = read_dice_net(frame, net, config, classifier)
+        if config.combine not in ("fill", "union", "none"):
+            raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
+        if config.combine == "none" or (config.combine == "fill" and all(r.status != "unclear" for r in found)):
+            return found
+        pips = read_dice(frame, replace(config, model="pips"))
+        if config.combine == "fill":
+            return fill_unclear(found, pips)
+        return combine_readings(pips, found, config)
     model = None
     if config.model not in ("none", "pips"):
         from tablecompanion.vision.dice_model import load_model
@@ -650,6 +686,41 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     return readings
 
 
+def fill_unclear(net: list[DiceReading], pips: list[DiceReading]) -> list[DiceReading]:
+    """The network's dice, each one it left unclear read by pip counting when pip counting found a flat die
+    there (pip counting rarely gives a wrong value, and reads large single pips the classifier doubts)."""
+    out = []
+    for n in net:
+        if n.status == "unclear":
+            near = [p for p in pips if p.value is not None and p.status == "flat"
+                    and math.dist(n.centre, p.centre) < 0.5 * max(n.size, 1.0)]
+            if near:
+                p = min(near, key=lambda p: math.dist(n.centre, p.centre))
+                n = replace(n, value=p.value, status="flat", confidence=p.confidence, pips=p.pips)
+        out.append(n)
+    return out
+
+
+def combine_readings(pips: list[DiceReading], net: list[DiceReading], config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
+    """Pip counting's dice (rarely a wrong value), plus the network's sure dice where pip counting saw
+    none or gave no value (small, marbled, translucent, clustered dice)."""
+    out = []
+    for p in pips:
+        near = [n for n in net if math.dist(n.centre, p.centre) < 0.5 * max(n.size, p.size, 1.0)]
+        if p.value is None and near and near[0].value is not None and near[0].confidence >= config.net_add_min:
+            out.append(replace(near[0], centre=p.centre))  # the network reads what pip counting could not
+        else:
+            out.append(p)
+    for n in net:
+        if n.value is None or n.confidence < config.net_add_min:
+            continue
+        if any(math.dist(n.centre, p.centre) < config.net_nms_frac * max(n.size, p.size, 1.0) for p in pips):
+            continue
+        out.append(n)
+    out.sort(key=lambda r: (r.centre[0], r.centre[1]))
+    return out
+
+
 def _network(config: DiceConfig):
     """The dice network the config asks for, or None for pip counting."""
     if config.model in ("none", "pips") or config.model.endswith(".npz"):
@@ -659,31 +730,116 @@ def _network(config: DiceConfig):
     return load_net(config.model)
 
 
-def read_dice_net(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
-    """Dice found and read by the network (``dice_model.DiceNet``), at one or more scales."""
+@dataclass(frozen=True)
+class NetCandidate:
+    """A die the network proposes, before any threshold: where (frame px), how sure the detector is
+    (``heat``) and, when a classifier read it, its probabilities (no die, 1..6, cocked)."""
+
+    x: float
+    y: float
+    side: float
+    heat: float
+    probs: tuple[float, ...] | None = None  # 8 values summing to 1, or None without a classifier
+    net_values: tuple[float, ...] = ()  # the detector's own value head (used without a classifier)
+    net_cocked: float = 0.0
+
+
+def read_dice_net(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, classifier=None) -> list[DiceReading]:
+    """Dice found by the network (``dice_model.DiceNet``) at one or more scales, each then read by the
+    crop classifier (``dice_model.DiceClassifier``: no die / 1..6 / cocked) when one is given."""
+    return select_readings(net_candidates(frame, net, config, classifier), config)
+
+
+def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, classifier=None) -> list[NetCandidate]:
+    """Every find of the network above ``net_min_heat``, duplicates across scales merged, each read by the
+    classifier. Thresholds that only choose among them live in :func:`select_readings`, so they can be
+    tuned on cached candidates (tools/dice_tune.py)."""
+    from tablecompanion.vision.dice_model import crop_for_classifier
+
     img = check_frame(frame)
     h, w = img.shape[:2]
     s0 = min(1.0, config.work_size / max(h, w))
-    found = []  # (heat, x, y, side, NetDie) in frame pixels
+    work = img if s0 == 1.0 else cv2.resize(img, (max(1, round(w * s0)), max(1, round(h * s0))), interpolation=cv2.INTER_AREA)
+    found = []  # (heat, x, y, side, NetDie) in working pixels
     for k in config.net_scales:
-        s = s0 * k
-        im = img if s == 1.0 else cv2.resize(img, (max(1, round(w * s)), max(1, round(h * s))), interpolation=cv2.INTER_AREA)
+        im = work if k == 1.0 else cv2.resize(work, (max(1, round(work.shape[1] * k)), max(1, round(work.shape[0] * k))), interpolation=cv2.INTER_AREA)
         if min(im.shape[:2]) < 16:
             continue
         for d in net.detect(im, config.net_min_heat):
             if k < 1.0 and d.side < config.net_small_side:
                 continue  # small at this scale: the full-scale pass reads it better
-            found.append((d.heat, d.x / s, d.y / s, d.side / s, d))
+            found.append((d.heat, d.x / k, d.y / k, d.side / k, d, k))
     found.sort(key=lambda t: -t[0])
-    readings: list[DiceReading] = []
-    for heat, x, y, side, d in found:
-        if any(math.dist((x, y), r.centre) < config.net_nms_frac * max(side, r.size) for r in readings):
+    # two cells of one peak, or one spot found at two scales, count once, at the strongest find's place;
+    # each scale's size guess is kept (a coarse pass can guess a small die's size badly) and the
+    # classifier's answer chooses among them
+    kept = []  # [heat, x, y, [sides], NetDie, scale]
+    for t in found:
+        dup = next((u for u in kept if math.dist(t[1:3], u[1:3]) < config.net_dup_frac * min(t[3], u[3][0])), None)
+        if dup is None:
+            kept.append([t[0], t[1], t[2], [t[3]], t[4], t[5]])
+        elif t[5] != dup[5] and len(dup[3]) == 1:
+            dup[3].append(t[3])
+    probs = [None] * len(kept)
+    if classifier and kept:
+        # each find at a few sizes around each size guess; the most die-like size wins
+        # (and, when cls_rotations, turned by quarter turns; the probabilities are averaged)
+        nr = 4 if config.cls_rotations else 1
+        tries = [(i, side * k) for i, t in enumerate(kept) for side in t[3] for k in config.cls_sizes]
+        crops = [crop_for_classifier(work, kept[i][1], kept[i][2], side) for i, side in tries]
+        crops = [np.ascontiguousarray(np.rot90(c, r)) for c in crops for r in range(nr)]
+        allp = classifier.predict(crops).reshape(len(tries), nr, -1).mean(axis=1)
+        best: dict[int, int] = {}
+        for j, (i, _) in enumerate(tries):
+            if i not in best or allp[j, 0] < allp[best[i], 0]:
+                best[i] = j
+        probs = [tuple(float(v) for v in allp[best[i]]) for i in range(len(kept))]
+        for i, t in enumerate(kept):
+            t[3] = [tries[best[i]][1]]
+    kept = [(t[0], t[1], t[2], t[3][0], t[4]) for t in kept]
+    return [NetCandidate(float(x / s0), float(y / s0), float(side / s0), float(heat), p,
+                         tuple(float(v) for v in d.values), float(d.cocked))
+            for (heat, x, y, side, d), p in zip(kept, probs)]
+
+
+def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
+    """Readings from the network's candidates: finds the classifier calls no die are dropped; of finds on
+    one die (its top face, a side face, a few pips) the most die-like stays; a value needs
+    ``net_min_value``; a cocked call gives no value."""
+    scored = []
+    for c in candidates:
+        if config.net_min_heat > c.heat:
             continue
-        value = int(np.argmax(d.values)) + 1
-        p_value = float(d.values[value - 1])
-        confidence = p_value * min(1.0, heat / 0.6)
-        if d.cocked >= config.net_cocked:
-            status, value, confidence = "cocked", None, d.cocked * min(1.0, heat / 0.6)
+        if c.probs is not None:
+            p = np.asarray(c.probs)
+            p_die = 1.0 - float(p[0])
+            if p_die < config.cls_min_die:
+                continue
+            values = p[1:7] / p_die
+            tilt = max(float(p[7]) / p_die, c.net_cocked)
+            sure = p_die
+        else:
+            values, tilt, sure = np.asarray(c.net_values), c.net_cocked, min(1.0, c.heat / 0.6)
+        scored.append((sure * min(1.0, c.heat / 0.3), c.x, c.y, c.side, values, tilt >= config.net_cocked, sure, tilt))
+    scored.sort(key=lambda t: -t[0])
+    chosen = []
+    for t in scored:
+        near = [i for i, u in enumerate(chosen) if math.dist(t[1:3], u[1:3]) < config.net_nms_frac * max(t[3], u[3])]
+        if not near:
+            chosen.append(list(t))
+        elif (t[7] >= config.net_neighbour_cocked and t[3] >= chosen[near[0]][3]
+              and math.dist(t[1:3], chosen[near[0]][1:3]) >= 0.6 * chosen[near[0]][3]):
+            # a find beside this one, at least as large and over half a side off, sure it sees a tilted
+            # die: the chosen find is one face of a cocked die, the other find its body (finds on parts
+            # of a flat die sit close to its centre, and parts of a face look odd to the classifier)
+            chosen[near[0]][5] = True
+    readings: list[DiceReading] = []
+    for _, x, y, side, values, cocked, sure, _ in chosen:
+        value = int(np.argmax(values)) + 1
+        p_value = float(values[value - 1])
+        confidence = p_value * sure
+        if cocked:
+            status, value, confidence = "cocked", None, sure
         elif p_value < config.net_min_value:
             status, value = "unclear", None
         else:
@@ -761,8 +917,8 @@ def _rescale(r: DiceReading, s: float) -> DiceReading:
     )
 
 
-def read_dice_file(path: str | Path, config: DiceConfig | None = None) -> list[DiceReading]:
-    """Read an image file; a clear DiceVisionError when it cannot be read."""
+def load_image(path: str | Path) -> np.ndarray:
+    """An image file as BGR; a clear DiceVisionError when it cannot be read."""
     p = Path(path)
     if not p.is_file():
         raise DiceVisionError(f"no such image file: {p}")
@@ -770,7 +926,12 @@ def read_dice_file(path: str | Path, config: DiceConfig | None = None) -> list[D
     img = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
     if img is None:
         raise DiceVisionError(f"not a readable image: {p}")
-    return read_dice(img, config)
+    return img
+
+
+def read_dice_file(path: str | Path, config: DiceConfig | None = None) -> list[DiceReading]:
+    """Read an image file; a clear DiceVisionError when it cannot be read."""
+    return read_dice(load_image(path), config)
 
 
 def annotate(frame: np.ndarray, readings: list[DiceReading]) -> np.ndarray:

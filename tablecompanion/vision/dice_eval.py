@@ -2,7 +2,9 @@
 
 Dice are matched to labels by centres, not boxes: one of the shared sets boxes the pips rather than
 the die. A label and a reading match when the reading's centre lies within the label's match radius
-(half the box's longer side, at least ``min_radius`` pixels); matching is greedy, nearest first.
+(half the box's longer side, at least ``min_radius`` pixels) or the label's centre within half the
+reading's side (a die seen at an angle: the reading covers its side faces too, and a 1's pip box is a
+few pixels wide); matching is greedy, nearest first, one reading per label.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def match(label: LabelledImage, readings: list[DiceReading]) -> tuple[list[tuple
     for i, (c, r) in enumerate(zip(label.centres, label.radii)):
         for j, rd in enumerate(readings):
             d = math.dist(c, rd.centre)
-            if d <= r:
+            if d <= max(r, 0.5 * rd.size):
                 cands.append((d, i, j))
     cands.sort()
     used_l, used_r, pairs = set(), set(), []

@@ -9,6 +9,7 @@ P(no die), P(1) .. P(6).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -268,3 +269,52 @@ def load_net(path: str) -> DiceNet | None:
             raise DiceVisionError(f"no dice network at {p}")
         return None
     return DiceNet(p)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The crop classifier: each die the detector proposes, cut out and resized, gets no die / 1..6 / cocked.
+DEFAULT_CLASSIFIER = Path(__file__).resolve().parent / "models" / "dice_cls.onnx"
+CLS_SIZE = 32  # crops are CLS_SIZE x CLS_SIZE pixels
+CLS_CONTEXT = 1.3  # crop side / die side
+CLS_CLASSES = 8  # 0 = no die, 1..6 = value, 7 = cocked
+
+
+def crop_for_classifier(bgr: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
+    """An axis-aligned square of CLS_CONTEXT x side around (x, y), edges replicated, as CLS_SIZE^2."""
+    n = max(2, int(math.ceil(CLS_CONTEXT * side)) + 2)
+    patch = cv2.getRectSubPix(bgr, (n, n), (float(x), float(y)))
+    return cv2.resize(patch, (CLS_SIZE, CLS_SIZE), interpolation=cv2.INTER_AREA if n > CLS_SIZE else cv2.INTER_LINEAR)
+
+
+class DiceClassifier:
+    """The ONNX crop classifier behind ``cv2.dnn``: ``predict`` gives class probabilities (n, 8)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.net = cv2.dnn.readNetFromONNX(str(self.path))
+        except cv2.error as exc:
+            raise DiceVisionError(f"cannot load dice classifier {self.path}: {exc}") from exc
+
+    def predict(self, crops: list[np.ndarray]) -> np.ndarray:
+        if not crops:
+            return np.zeros((0, CLS_CLASSES), np.float32)
+        blob = cv2.dnn.blobFromImages(crops, scalefactor=1.0 / 64.0, mean=(128.0, 128.0, 128.0), swapRB=False)
+        self.net.setInput(blob)
+        z = self.net.forward().reshape(len(crops), -1)
+        if z.shape[1] != CLS_CLASSES:
+            raise DiceVisionError(f"dice classifier {self.path} gave {z.shape[1]} classes, expected {CLS_CLASSES}")
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+@lru_cache(maxsize=4)
+def load_classifier(path: str) -> DiceClassifier | None:
+    """The classifier at ``path`` ("" = the shipped one); None when none is shipped."""
+    p = Path(path) if path else DEFAULT_CLASSIFIER
+    if not p.is_file():
+        if path:
+            raise DiceVisionError(f"no dice classifier at {p}")
+        return None
+    return DiceClassifier(p)

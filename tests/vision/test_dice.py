@@ -31,7 +31,9 @@ def test_white_die_each_value(value, angle):
     assert [r.value for r in readings] == [value]
     r = readings[0]
     assert r.status == "flat" and 0.5 <= r.confidence <= 1
-    assert math.dist(r.centre, (500, 300)) < 4
+    # the network's centre comes from a stride-4 grid: within a fifth of a side (3 mm of a 16 mm die;
+    # placement needs the die's square on the board, not its pixel)
+    assert math.dist(r.centre, (500, 300)) < 0.2 * 44
 
 
 def test_two_dice_coloured_and_white():

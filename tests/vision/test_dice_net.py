@@ -1,0 +1,194 @@
+"""The shipped dice network: it loads, OpenCV runs it as written, it reads real held-out photos, and it
+invents no die on things that are not dice; plus the region reader and the pip-counting fallback."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from tablecompanion.vision import dice_model
+from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceVisionError, NetCandidate, read_dice, read_dice_region, select_readings
+from tablecompanion.vision.dice_eval import evaluate
+from tablecompanion.vision.dice_model import DEFAULT_NET, NET_CHANNELS, load_net
+from tablecompanion.vision.dice_synth import DieSpec, draw_checker, draw_cube, draw_die, scene, table
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice"
+PIPS = replace(DEFAULT_CONFIG, model="pips")
+
+
+def _net():
+    if not DEFAULT_NET.is_file():
+        pytest.fail(f"the dice network is not shipped: {DEFAULT_NET}")
+    return load_net("")
+
+
+def test_shipped_network_is_small_and_gives_stride_4_maps():
+    assert DEFAULT_NET.stat().st_size < 3_000_000
+    net = _net()
+    for h, w in [(100, 130), (720, 1280), (37, 64)]:
+        maps = net.maps(np.full((h, w, 3), 128, np.uint8))
+        assert maps.shape == (NET_CHANNELS, math.ceil(h / 4), math.ceil(w / 4))
+        assert np.isfinite(maps).all()
+
+
+def _numpy_forward(path: Path, x: np.ndarray) -> np.ndarray:
+    """A plain NumPy interpreter for the few ONNX ops the network uses (Conv, Relu, Add, Resize)."""
+    onnx = pytest.importorskip("onnx", reason="onnx not installed (training-only dependency)")
+    from onnx import numpy_helper
+
+    model = onnx.load(str(path))
+    vals = {i.name: numpy_helper.to_array(i).astype(np.float32) for i in model.graph.initializer}
+    vals[model.graph.input[0].name] = x
+    for node in model.graph.node:
+        a = {at.name: onnx.helper.get_attribute_value(at) for at in node.attribute}
+        ins = [vals.get(n) for n in node.input]
+        if node.op_type == "Constant":
+            out = numpy_helper.to_array(a["value"])
+        elif node.op_type == "Relu":
+            out = np.maximum(ins[0], 0)
+        elif node.op_type == "Add":
+            out = ins[0] + ins[1]
+        elif node.op_type == "Resize":
+            assert a["mode"] == b"nearest" and list(ins[2][2:]) == [2.0, 2.0]
+            out = ins[0].repeat(2, axis=2).repeat(2, axis=3)
+        elif node.op_type == "Conv":
+            out = _conv(ins[0], ins[1], ins[2] if len(ins) > 2 else None, a.get("strides", [1, 1])[0],
+                        a.get("pads", [0] * 4)[0], a.get("group", 1))
+        else:
+            raise AssertionError(f"unexpected op {node.op_type}")
+        vals[node.output[0]] = out
+    return vals[model.graph.output[0].name]
+
+
+def _conv(x, w, b, stride, pad, groups):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    out = np.zeros((n, o, oh, ow), np.float32)
+    og = o // groups
+    for g in range(groups):
+        xs = xp[:, g * cg:(g + 1) * cg]
+        ws = w[g * og:(g + 1) * og]
+        for i in range(kh):
+            for j in range(kw):
+                patch = xs[:, :, i:i + stride * oh:stride, j:j + stride * ow:stride]
+                out[:, g * og:(g + 1) * og] += np.einsum("nchw,oc->nohw", patch, ws[:, :, i, j])
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1)
+    return out
+
+
+def test_opencv_runs_the_network_as_the_file_says():
+    net = _net()
+    img = scene([DieSpec(5, 40, 30, 30, 20)], width=96, height=64)
+    x = cv2.dnn.blobFromImage(img, 1 / 64.0, mean=(128, 128, 128))
+    ref = _numpy_forward(DEFAULT_NET, x)[0]
+    got = net.maps(img)
+    assert got.shape == ref.shape
+    assert np.abs(got - ref).max() < 1e-3 * max(1.0, np.abs(ref).max())
+
+
+def test_doubling_cubes_and_checkers_give_no_die():
+    _net()
+    img = table(seed=3)
+    for i, text in enumerate(["2", "4", "8", "16", "32", "64"]):
+        draw_cube(img, 150 + 180 * i, 200, 50, text)
+    for i in range(6):
+        colour = (30, 30, 30) if i % 2 else (225, 225, 225)
+        draw_checker(img, 150 + 180 * i, 500, radius=45 + 5 * i, colour=colour, ring=(160, 160, 160))
+    assert read_dice(img) == []
+
+
+def test_die_among_cubes_and_checkers_is_the_only_die():
+    _net()
+    img = table(seed=4)
+    draw_cube(img, 300, 300, 50, "64")
+    draw_checker(img, 600, 300)
+    draw_die(img, DieSpec(4, 450, 450, 44, 15))
+    readings = read_dice(img)
+    assert [(r.value, r.status) for r in readings] == [(4, "flat")]
+    assert math.dist(readings[0].centre, (450, 450)) < 6
+
+
+def test_region_reader_offsets_and_filters():
+    img = scene([DieSpec(3, 300, 300, 40, 10), DieSpec(6, 900, 400, 40, 30)])
+    full = read_dice(img)
+    inside = read_dice_region(img, (200, 200, 300, 250))
+    assert [r.value for r in inside] == [3]
+    same = [r for r in full if r.value == 3][0]
+    assert math.dist(inside[0].centre, same.centre) < 3
+    assert read_dice_region(img, (0, 0, 0, 10)) == []  # empty box: no dice
+    assert read_dice_region(img, (5000, 5000, 100, 100)) == []  # outside the frame
+    with pytest.raises(DiceVisionError):
+        read_dice_region(img, "right half")
+
+
+def test_missing_network_falls_back_to_pip_counting(monkeypatch, tmp_path):
+    img = scene([DieSpec(5, 300, 300, 44)])
+    load_net.cache_clear()
+    monkeypatch.setattr(dice_model, "DEFAULT_NET", tmp_path / "gone.onnx")
+    try:
+        assert [r.value for r in read_dice(img)] == [5]  # pip counting still reads a clear die
+    finally:
+        load_net.cache_clear()
+    with pytest.raises(DiceVisionError, match="no dice network"):
+        read_dice(img, replace(DEFAULT_CONFIG, model=str(tmp_path / "nope.onnx")))
+    assert [r.value for r in read_dice(img, PIPS)] == [5]
+
+
+def _dataset(name: str) -> Path:
+    root = DATA / name
+    if not (root / "labels.csv").is_file():
+        pytest.skip(f"shared dice photos not found: {root}")
+    return root
+
+
+# Regression floors, not the goal: the figures measured on the full held-out splits (docs/dice.md:
+# byler test 87.7 %, 1 false die; matteo valid 98.0 %, 16 false dice) less a small margin. The target
+# is 99.5 % and is not met.
+@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.86, 4), ("matteo", "valid", 0.965, 20)])
+def test_held_out_split_accuracy(name, split, floor, max_false):
+    _net()
+    res = evaluate(_dataset(name), split)
+    assert res.accuracy >= floor, res.format()
+    assert res.false_dice <= max_false, res.format()
+
+
+def _cand(x, y, side=30.0, heat=0.9, p_none=0.02, value=5, p_value=0.9, p_cocked=0.0):
+    """A network candidate with the classifier's probabilities: P(no die), P(value), P(cocked), the rest
+    spread over the other values."""
+    rest = (1.0 - p_none - p_value - p_cocked) / 5
+    probs = [p_none] + [p_value if v == value else rest for v in range(1, 7)] + [p_cocked]
+    return NetCandidate(x, y, side, heat, tuple(probs))
+
+
+def test_selection_keeps_the_most_die_like_of_finds_on_one_die():
+    """A side face (or a few pips) found beside a die's top face is one die, not two."""
+    top = _cand(100, 100, p_none=0.01, value=3)
+    side_face = _cand(100, 100 + 0.6 * 30, p_none=0.3, value=4)
+    readings = select_readings([side_face, top], DEFAULT_CONFIG)
+    assert [(r.value, r.centre) for r in readings] == [(3, (100, 100))]
+
+
+def test_selection_keeps_two_dice_lying_apart():
+    readings = select_readings([_cand(100, 100, value=6), _cand(100 + 1.6 * 30, 100, value=2)], DEFAULT_CONFIG)
+    assert sorted(r.value for r in readings) == [2, 6]
+
+
+def test_selection_never_gives_a_value_to_a_cocked_die():
+    r, = select_readings([_cand(50, 50, p_value=0.3, p_cocked=0.6, value=6)], DEFAULT_CONFIG)
+    assert (r.value, r.status) == (None, "cocked")
+
+
+def test_selection_drops_what_the_classifier_calls_no_die_and_doubts_unsure_values():
+    assert select_readings([_cand(50, 50, p_none=0.9, p_value=0.1)], DEFAULT_CONFIG) == []
+    unsure = 0.9 * DEFAULT_CONFIG.net_min_value  # P(value | die) under the floor
+    r, = select_readings([_cand(50, 50, p_none=0.0, p_value=unsure)], DEFAULT_CONFIG)
+    assert (r.value, r.status) == (None, "unclear")
+    assert select_readings([_cand(50, 50, heat=0.5 * DEFAULT_CONFIG.net_min_heat)], DEFAULT_CONFIG) == []

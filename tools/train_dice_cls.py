@@ -1,0 +1,316 @@
+"""Train the dice crop classifier (no die / 1..6 / cocked) and export it to ONNX for cv2.dnn.
+
+The detector (``models/dice_net.onnx``, tools/train_dice_net.py) proposes die centres and sizes; this
+network looks at each proposal as the reader cuts it at run time (``dice_model.crop_for_classifier``:
+CLS_CONTEXT x the proposed side, axis-aligned, resized to CLS_SIZE) and says what it is.
+
+Training is cheap because it never warps whole photos: ``--cache`` first cuts one canonical patch per
+example (PATCH px square, the die's side = UNIT px, so the patch holds 3 die sides of context) from
+
+- the labelled dice of the *train* splits only (value classes);
+- the detector's own finds on those images: finds on a labelled die keep its value, with the detector's
+  real centre and size errors; finds away from every die are hard negatives (what the classifier has to
+  reject at run time: pip-like spots, side faces, grain, a laptop's keys);
+- crops beside a die (its side face, a few of its pips, its edge): negatives;
+- simulator renders (``tools/dice_sim_data.py``): dice on a full board, cocked, leaning, on a checker
+  (class 7), and board windows as negatives (checkers, the cube, triangles);
+- drawn dice (``vision.dice_synth``): flat dice in many colours, strongly tilted ones (class 7), doubling
+  cubes and checkers (negatives).
+
+Each training sample is then one patch turned by any angle, mirrored, its centre and size jittered as a
+detector's are, scaled to a die of 14-64 camera pixels (blurred when that is smaller than the source),
+recoloured, noised and JPEG-compressed, and cut as the reader cuts it. Deterministic for a seed, time-boxed.
+
+    .venv/bin/python tools/train_dice_cls.py --train ../shared/data/dice/byler:train \\
+        ../shared/data/dice/matteo:train --sim /tmp/dice_sim.npz --cache /tmp/dice_cls_cache.npz \\
+        --minutes 40 --out tablecompanion/vision/models/dice_cls.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from train_dice_net import augment_colour, load_sim, load_split  # noqa: E402
+
+from tablecompanion.vision.dice_model import CLS_CONTEXT, CLS_SIZE  # noqa: E402
+
+CLASSES = 8  # 0 no die, 1..6 value, 7 cocked
+UNIT = 32  # a die's side in a canonical patch, px
+PATCH = 3 * UNIT  # canonical patch side, px
+KIND_NAMES = ["labelled", "detector-on-die", "hard-negative", "beside-die", "sim", "drawn"]
+
+
+# ------------------------------------------------------------------------------------------ patches
+def canonical_patch(img: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
+    """PATCH x PATCH px around (x, y), scaled so that ``side`` source px become UNIT px."""
+    k = UNIT / max(side, 2.0)
+    src = img
+    if k < 0.8:  # shrinking: blur first so pips do not alias
+        r = int(2 * PATCH / k)
+        x0, y0 = max(0, int(x) - r), max(0, int(y) - r)
+        src = cv2.GaussianBlur(img[y0:int(y) + r, x0:int(x) + r], (0, 0), 0.45 / k)
+        x, y = x - x0, y - y0
+    M = np.array([[k, 0, PATCH / 2 - k * x], [0, k, PATCH / 2 - k * y]], np.float64)
+    return cv2.warpAffine(src, M, (PATCH, PATCH), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _near(dice: np.ndarray, x: float, y: float) -> tuple[int, float]:
+    """Index of the labelled die nearest (x, y) and that distance in its sides (-1, inf when none)."""
+    if not len(dice):
+        return -1, math.inf
+    d = np.hypot(dice[:, 0] - x, dice[:, 1] - y) / dice[:, 2]
+    i = int(np.argmin(d))
+    return i, float(d[i])
+
+
+def photo_patches(items, detector, rng: np.random.Generator):
+    """Canonical patches from labelled photos: (patch, class, native die side px, kind)."""
+    from tablecompanion.vision.dice_model import NET_STRIDE  # noqa: F401  (the detector's geometry)
+
+    out = []
+    for img, dice in items:
+        for x, y, side, v, c in dice:
+            out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 0))
+            for _ in range(2):  # beside the die, smaller than it: no die
+                a = rng.uniform(0, 2 * math.pi)
+                off = rng.uniform(0.5, 1.0) * side
+                bx, by = x + off * math.cos(a), y + off * math.sin(a)
+                if _near(dice, bx, by)[1] < 0.7:
+                    continue  # that is another die
+                est = side * rng.uniform(0.3, 0.9)
+                out.append((canonical_patch(img, bx, by, est), 0, est, 3))
+        if detector is None:
+            continue
+        h, w = img.shape[:2]
+        for k in (1.0, 0.5):
+            im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+            for d in detector.detect(im, 0.05):
+                if k < 1.0 and d.side < 30:
+                    continue  # the reader drops these too
+                x, y, side = d.x / k, d.y / k, d.side / k
+                i, dist = _near(dice, x, y)
+                if dist < 0.3 and abs(math.log(side / dice[i, 2])) < 0.5:
+                    c, v = dice[i, 4], dice[i, 3]
+                    out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 1))
+                elif dist > 0.7:
+                    out.append((canonical_patch(img, x, y, side), 0, side, 2))
+    return out
+
+
+def sim_patches(sim_items, rng: np.random.Generator):
+    """Simulator windows: every die (cocked ones as class 7) and random board places as negatives."""
+    out = []
+    for img, dice in sim_items:
+        h, w = img.shape[:2]
+        for x, y, side, v, c in dice:
+            if 0 <= x < w and 0 <= y < h:
+                out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 4))
+        side = float(np.median(dice[:, 2])) if len(dice) else 18.0
+        for _ in range(3):
+            x, y = rng.uniform(0, w), rng.uniform(0, h)
+            if _near(dice, x, y)[1] > 0.8:
+                out.append((canonical_patch(img, x, y, side * rng.uniform(0.7, 1.3)), 0, side, 4))
+    return out
+
+
+def drawn_patches(n: int, rng: np.random.Generator):
+    """Drawn dice (flat and strongly tilted), doubling cubes and checkers on plain cloth."""
+    from tablecompanion.vision.dice_synth import DieSpec, draw_checker, draw_cube, draw_die
+
+    out = []
+    for _ in range(n):
+        bg = tuple(int(c) for c in rng.integers(20, 230, 3))
+        img = np.zeros((200, 200, 3), np.uint8)
+        img[:] = bg
+        img = np.clip(img.astype(np.int16) + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+        side = float(rng.uniform(36, 56))
+        r = rng.random()
+        if r < 0.5:
+            face = tuple(int(c) for c in rng.integers(0, 256, 3))
+            pip = (20, 20, 20) if sum(face) > 400 else (240, 240, 240)
+            tilt = float(rng.uniform(25, 60)) if r < 0.25 else 0.0
+            v = int(rng.integers(1, 7))
+            draw_die(img, DieSpec(v, 100, 100, side, float(rng.uniform(0, 90)), tilt=tilt, face=face, pip=pip))
+            out.append((canonical_patch(img, 100, 100, side), 7 if tilt else v, side, 5))
+        elif r < 0.75:
+            draw_cube(img, 100, 100, side * rng.uniform(1.0, 1.3), ["2", "4", "8", "16", "32", "64"][int(rng.integers(6))])
+            out.append((canonical_patch(img, 100, 100, side), 0, side, 5))
+        else:
+            col = tuple(int(c) for c in rng.integers(0, 256, 3))
+            ring = tuple(int(c) for c in rng.integers(0, 256, 3))
+            draw_checker(img, 100, 100, side * rng.uniform(0.6, 1.0), col, ring)
+            out.append((canonical_patch(img, 100, 100, side), 0, side, 5))
+    return out
+
+
+def build_cache(args, rng: np.random.Generator) -> dict:
+    from tablecompanion.vision.dice_model import load_net
+
+    detector = load_net(args.detector)
+    parts = []
+    for spec in args.train:
+        items = load_split(spec)
+        got = photo_patches(items, detector, rng)
+        print(f"{spec}: {len(items)} images -> {len(got)} patches", flush=True)
+        parts += got
+    if args.sim:
+        got = sim_patches(load_sim(args.sim), rng)
+        print(f"sim: {len(got)} patches", flush=True)
+        parts += got
+    got = drawn_patches(args.drawn, rng)
+    print(f"drawn: {len(got)} patches", flush=True)
+    parts += got
+    cache = {
+        "patches": np.stack([p[0] for p in parts]),
+        "labels": np.array([p[1] for p in parts], np.int64),
+        "sides": np.array([p[2] for p in parts], np.float32),
+        "kinds": np.array([p[3] for p in parts], np.int64),
+    }
+    counts = np.bincount(cache["labels"], minlength=CLASSES)
+    print("class counts", counts.tolist(), "kinds", np.bincount(cache["kinds"], minlength=len(KIND_NAMES)).tolist(), flush=True)
+    return cache
+
+
+# --------------------------------------------------------------------------------------- samples
+def make_crop(patch: np.ndarray, native_side: float, rng: np.random.Generator, oversize: bool = False) -> np.ndarray:
+    """One canonical patch as the reader would cut it from a camera frame, augmented. ``oversize``: cut
+    as if the detector had guessed the die 2.8-6 times too big (a coarse pass does), so the die is a
+    speck in the crop: that crop must say "no die" (the reader then keeps a find of the right size)."""
+    target = math.exp(rng.uniform(math.log(14), math.log(min(64.0, max(16.0, 1.6 * native_side)))))
+    est = UNIT * math.exp(rng.uniform(-0.22, 0.22))  # the detector's size is not exact
+    if oversize:  # the crop believes the die f times its size (context beyond the patch: edges replicated)
+        est = UNIT * rng.uniform(2.8, 5.0)
+    cx = PATCH / 2 + rng.normal(0, 0.07) * UNIT
+    cy = PATCH / 2 + rng.normal(0, 0.07) * UNIT
+    n = max(8, int(math.ceil(CLS_CONTEXT * target)) + 2)  # camera pixels of the crop
+    k = target / est  # patch px -> camera px
+    src = patch
+    if k < 0.8:
+        src = cv2.GaussianBlur(patch, (0, 0), 0.45 / k)
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), rng.uniform(0, 360), k)
+    M[:, 2] += (n / 2 - cx, n / 2 - cy)
+    if rng.random() < 0.5:  # pip patterns are mirror-symmetric up to a turn
+        M = np.array([[-1, 0, n], [0, 1, 0]], np.float64) @ np.vstack([M, [0, 0, 1]])
+    cam = cv2.warpAffine(src, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cam = augment_colour(cam, rng)
+    return cv2.resize(cam, (CLS_SIZE, CLS_SIZE), interpolation=cv2.INTER_AREA if n > CLS_SIZE else cv2.INTER_LINEAR)
+
+
+def batch(cache: dict, idx: np.ndarray, rng: np.random.Generator, oversize: float = 0.0):
+    over = rng.random(len(idx)) < oversize
+    xs = [make_crop(cache["patches"][i], float(cache["sides"][i]), rng, bool(o)) for i, o in zip(idx, over)]
+    return np.stack(xs), np.where(over, 0, cache["labels"][idx])
+
+
+# ----------------------------------------------------------------------------------------- model
+def build_classifier(widths=(24, 48, 96), hidden=96):
+    from torch import nn
+
+    def cbr(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    a, b, c = widths
+    return nn.Sequential(
+        cbr(3, a), cbr(a, a), nn.MaxPool2d(2),  # 16
+        cbr(a, b), cbr(b, b), nn.MaxPool2d(2),  # 8
+        cbr(b, c), cbr(c, c), nn.MaxPool2d(2),  # 4
+        nn.Flatten(), nn.Linear(c * 16, hidden), nn.ReLU(inplace=True), nn.Dropout(0.2), nn.Linear(hidden, CLASSES),
+    )
+
+
+def export(net, path: Path) -> None:
+    import torch
+
+    net.eval()
+    torch.onnx.export(net, torch.zeros(1, 3, CLS_SIZE, CLS_SIZE), str(path), input_names=["crops"],
+                      output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+                      dynamo=False)
+
+
+def sampling_weights(cache: dict) -> np.ndarray:
+    """Classes drawn about equally often (no die about 40 %), cocked at 8 %."""
+    labels = cache["labels"]
+    share = np.array([0.40] + [0.52 / 6] * 6 + [0.08])
+    counts = np.bincount(labels, minlength=CLASSES).astype(np.float64)
+    w = share[labels] / np.maximum(counts[labels], 1)
+    return w / w.sum()
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+    import torch.nn.functional as F
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
+    ap.add_argument("--sim", default="", help="npz from tools/dice_sim_data.py")
+    ap.add_argument("--drawn", type=int, default=3000, help="drawn dice, cubes and checkers")
+    ap.add_argument("--detector", default="", help="dice network proposing finds ('' = the shipped one)")
+    ap.add_argument("--cache", default="", help="npz of canonical patches: built when missing, reused when there")
+    ap.add_argument("--minutes", type=float, default=40.0)
+    ap.add_argument("--batch", type=int, default=192)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--oversize", type=float, default=0.1, help="share of samples cut far too big (label: no die)")
+    ap.add_argument("--init", default="", help="state dict (.pt) to start from (fine-tuning)")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    if args.cache and Path(args.cache).is_file():
+        cache = dict(np.load(args.cache))
+        print(f"cache {args.cache}: {len(cache['labels'])} patches", flush=True)
+    else:
+        cache = build_cache(args, rng)
+        if args.cache:
+            np.savez(args.cache, **cache)
+    p = sampling_weights(cache)
+    net = build_classifier()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    budget = args.minutes * 60
+    t0 = time.time()
+    step, hist = 0, []
+    while time.time() - t0 < budget:
+        frac = (time.time() - t0) / budget
+        lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = rng.choice(len(p), size=args.batch, p=p)
+        xs, ys = batch(cache, idx, rng, args.oversize)
+        x = torch.from_numpy((xs.astype(np.float32) - 128.0) / 64.0).permute(0, 3, 1, 2).contiguous()
+        y = torch.from_numpy(ys)
+        net.train()
+        out = net(x)
+        loss = F.cross_entropy(out, y, label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
+        step += 1
+        if step % 100 == 0:
+            m = np.mean(hist[-100:], axis=0)
+            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
+        if step % 500 == 0:
+            export(net, Path(args.out))
+    export(net, Path(args.out))
+    torch.save(net.state_dict(), str(Path(args.out).with_suffix(".pt")))
+    print(f"wrote {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
