@@ -34,8 +34,14 @@ import cv2
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry, Player
-from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
+from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.placement import Placement, place_point
+
+# The per-photo reader behind the roll reader: pip counting. On rectified crops of simulator dice (a
+# 16 mm die is a 48-px square) it beats the network and its classifier, which were trained on photos
+# (100 cases of `roll eval`: good rolls read right 33/51 with 1 wrong value, against 28/51 with 3).
+ROLL_DICE_CONFIG = replace(DEFAULT_CONFIG, model="pips")
+
 
 __all__ = [
     "RollReadError", "RollReaderConfig", "RollReader", "DieSeen", "RollReading", "CameraModel",
@@ -233,7 +239,7 @@ class RollReader:
             raise RollReadError("the roll reader needs a calibration (tablecompanion calibrate)")
         self.calibration = calibration
         self.config = config or RollReaderConfig()
-        self.dice_config = dice_config
+        self.dice_config = dice_config if dice_config is not None else ROLL_DICE_CONFIG
         self.reader = reader or read_dice
         self.geometry: BoardGeometry = calibration.geometry
         self.spec = self.geometry.spec
