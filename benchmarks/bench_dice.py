@@ -55,13 +55,6 @@ def test_read_dice_1280x720(benchmark):
     assert sorted(r.value for r in readings) == [3, 6]
 
 
-def test_read_dice_1280x720_one_scale(benchmark):
-    """The network at full scale only (no half-scale pass for dice over ~60 px)."""
-    _, _, rest = _frames()
-    readings = benchmark(read_dice, rest, replace(DEFAULT_CONFIG, net_scales=(1.0,)))
-    assert sorted(r.value for r in readings) == [3, 6]
-
-
 def test_read_dice_1280x720_pips(benchmark):
     """The pip-counting fallback (no network)."""
     _, _, rest = _frames()
