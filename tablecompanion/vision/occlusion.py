@@ -41,6 +41,7 @@ class WatchConfig:
     blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
     learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
     absorb_frames: int = 150  # a still change of the band lasting this long is the table, not an arm (5 s at 30 fps)
+    flicker_places: int = 2  # at most this many places whose count flickers over a clear, still stretch are marked uncertain
 
 
 @dataclass
@@ -77,6 +78,8 @@ class BoardWatcher:
         self._stale: np.ndarray | None = None  # frames each band pixel has differed from the reference while still
         self._candidate: tuple | None = None
         self._count = 0
+        self._window: list[BoardReading] = []  # the readings of the current clear, still stretch (latest last)
+        self._clear = 0  # frames in that stretch
         self._emitted: tuple | None = None
         self._index = -1
         self.state: WatchState | None = None
@@ -90,12 +93,14 @@ class BoardWatcher:
         self._previous = self._reference = self._candidate = self._emitted = None
         self._stale = None
         self._count = 0
+        self._window, self._clear = [], 0
 
     def feed(self, frame: np.ndarray) -> WatchEvent | None:
         self._index += 1
         if frame is None or not hasattr(frame, "shape") or frame.size == 0:
             self.state = WatchState(self._index, False, False, False, "empty frame")
             self._count = 0
+            self._window, self._clear = [], 0
             return None
         try:
             colour = _small_lab(frame, self.calibration)
@@ -112,6 +117,7 @@ class BoardWatcher:
             self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
             self._count = 0
             self._candidate = None
+            self._window, self._clear = [], 0
             return None
         try:
             reading = read_board(frame, self.calibration, self._read_config)
@@ -124,8 +130,17 @@ class BoardWatcher:
             self._count += 1
         else:
             self._candidate, self._count = key, 1
+        self._window = (self._window + [reading])[-self.config.settle_frames:]
+        self._clear += 1
         self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
-        if self._count >= self.config.settle_frames:
+        ready = self._count >= self.config.settle_frames
+        if not ready and self._clear >= self.config.settle_frames:
+            # clear and still all along, but a count flickers (a pile over a row, a checker on the edge of
+            # being found): those places are uncertain, the rest of the board is stable
+            steady = _steady_reading(self._window, self.config.flicker_places)
+            if steady is not None:
+                (reading, key), ready = steady, True
+        if ready:
             if key != self._emitted:
                 self._emitted = key
                 self.last = WatchEvent(self._index, reading, self._count)
@@ -223,6 +238,24 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         y1 = y1o if y1o - y1 <= TRAY_FRAME_MM else y1 + m
         tray_zone |= rect_mask((x0, y0, x1, y1))
     return {"board": board, "watch": board, "edge": edge, "tray_zone": tray_zone & board}
+
+
+def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading, tuple] | None:
+    """The latest reading with the points (or the bar, 25) whose count changed over ``window`` marked
+    uncertain, when at most ``most`` places changed, and its key (the flickering counts left out); else None."""
+    latest = window[-1].checkers
+    flicker: set[int] = set()
+    for r in window[:-1]:
+        c = r.checkers
+        flicker |= {p for p in latest.points if c.points.get(p) != latest.points[p]}
+        if dict(c.bar) != dict(latest.bar):
+            flicker.add(25)
+    if not flicker or len(flicker) > most:
+        return None
+    checkers = replace(latest, uncertain=sorted(set(latest.uncertain) | flicker))
+    key = (tuple(sorted((p, None if p in flicker else v) for p, v in latest.points.items())),
+           None if 25 in flicker else tuple(sorted(latest.bar.items())), tuple(sorted(flicker)))
+    return BoardReading(checkers, window[-1].calibration), key
 
 
 def _reading_key(reading: BoardReading) -> tuple:

@@ -94,3 +94,33 @@ def test_a_checker_borne_off_into_the_tray_is_no_arm_but_a_hand_over_the_tray_an
     for f in _frames(renderer, replace(borne_off, hands=(hand,)), 10, seed=20):
         assert watcher.feed(f) is None
     assert watcher.state.arm
+
+
+def test_a_count_that_flickers_on_a_still_clear_board_is_marked_uncertain_not_waited_on(table, monkeypatch):
+    """A pile over a row read 5 in one frame and 6 in the next (leather board, steep camera) never gave 6
+    equal readings in a row, so no reading came after the play and the turn was scored on the board before
+    it. The flickering point is uncertain; the rest of the board is read."""
+    import tablecompanion.vision.occlusion as occlusion
+    from tablecompanion.vision.board_reader import read_board as real_read
+
+    renderer, scenes, before, after = table
+    frames = _frames(renderer, scenes["after"], 12)
+    base = real_read(frames[0], truth_calibration(renderer))
+    points = dict(base.checkers.points)
+    side, n = points[13]
+    variants = [replace(base, checkers=replace(base.checkers, points={**points, 13: (side, n + k)})) for k in (0, 1)]
+    calls = iter(range(100))
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: variants[next(calls) % 2])
+    watcher = BoardWatcher(truth_calibration(renderer))
+    emitted = [e for e in (watcher.feed(f) for f in frames) if e is not None]
+    assert len(emitted) == 1  # once, though the count goes on flickering
+    assert 13 in emitted[0].reading.checkers.uncertain
+    seen = emitted[0].reading.observation("light", "bottom")
+    assert identify_after(before, seen) == after
+
+
+def identify_after(before, seen):
+    from tablecompanion.vision.identify import identify_play
+
+    found = identify_play(before, (6, 1), seen)
+    return found.play.result() if found.verdict == "legal" else None
