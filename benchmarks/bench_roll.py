@@ -55,8 +55,17 @@ def run_latency(frames) -> dict:
     settled_at = [i for i, (_, t) in enumerate(frames)
                   for e in (t.get("events") or ()) if e.get("type") == "roll_settled"]
     events, quiet_frames = [], 0
+    opening = True  # the referee awaits the opening roll until it has been played
     for i, (img, truth) in enumerate(frames):
-        w.opening = any(e.get("opening") for e in (truth.get("events") or ())) or truth.get("game") is None
+        kinds = [e.get("type") for e in (truth.get("events") or ())]
+        if "dice_picked_up" in kinds:
+            opening = False  # the opening roll was played
+        w.opening = opening
+        if "dice_picked_up" in kinds and loc.dice_down:
+            # the table moved on (the play was entered): the runner's _prepare forgets the dice then, whatever
+            # the camera sees where they lay (checkers are often moved over them)
+            loc.dice_gone()
+            w._settled = None
         p = truth.get("player")
         w.roller_side = "bottom" if p in (None, "X") else "top"
         t0 = time.process_time()
