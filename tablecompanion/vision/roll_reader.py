@@ -755,6 +755,13 @@ FACE_PATTERNS: dict[int, tuple[tuple[int, ...], ...]] = {
 }
 
 
+# every face pattern as rows of two matrices over the 9 lattice places (pips where a pip must be, blank
+# where the face must be), so one matrix product scores all patterns at every lattice centre
+_PATTERNS = [(value, pattern) for value, variants in FACE_PATTERNS.items() for pattern in variants]
+_PATTERN_ON = np.array([[1.0 if i in p else 0.0 for i in range(9)] for _, p in _PATTERNS], np.float32)
+_PATTERN_OFF = 1.0 - _PATTERN_ON
+
+
 @dataclass(frozen=True)
 class GridReading:
     """The best die face found on a top-plane crop: value, lattice centre and turn, how sure."""
@@ -815,20 +822,24 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                               for ox, oy in offs])
             gain = stack - tau  # > 0: a pip there
             extra = 2.0 * np.maximum(gain, 0.0)  # a pip where the face should be blank costs twice
-            for value, variants in FACE_PATTERNS.items():
-                for pattern in variants:
+            gh, gw = gain.shape[1:]
+            # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
+            # compete with the camera thread for the cores
+            scores = (np.einsum("pk,kn->pn", _PATTERN_ON, gain.reshape(9, -1), optimize=False)
+                      - np.einsum("pk,kn->pn", _PATTERN_OFF, extra.reshape(9, -1), optimize=False))
+            if exclude:
+                scores[:, banned.ravel()] = -1e9
+            ks = np.argmax(scores, axis=1)
+            for j, (value, pattern) in enumerate(_PATTERNS):
+                k = int(ks[j])
+                sc = float(scores[j, k])
+                if value not in best or sc > best[value][0]:
+                    v, u = divmod(k, gw)
                     on = np.array(pattern)
                     off = np.array([i for i in range(9) if i not in pattern])
-                    score = gain[on].sum(axis=0) - extra[off].sum(axis=0)
-                    if exclude:
-                        score[banned] = -1e9
-                    k = int(np.argmax(score))
-                    sc = float(score.flat[k])
-                    if value not in best or sc > best[value][0]:
-                        v, u = divmod(k, score.shape[1])
-                        weakest = float(stack[on].min(axis=0).flat[k])
-                        worst_off = float(stack[off].max(axis=0).flat[k])
-                        best[value] = (sc, (u + bx0, v + by0), turn, weakest, offs[on], resp, worst_off, pattern)
+                    weakest = float(stack[on, v, u].min())
+                    worst_off = float(stack[off, v, u].max())
+                    best[value] = (sc, (u + bx0, v + by0), turn, weakest, offs[on], resp, worst_off, pattern)
     if not best:
         return None
     lab = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 0.1 * side_px)
