@@ -11,6 +11,7 @@ check by eye, so a web route needs only to pass the JSON through:
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
@@ -26,22 +27,29 @@ from tablecompanion.calibration.profiles import check_name, save_profile
 from tablecompanion.geometry import BoardSpec
 
 
+def _number(v) -> bool:
+    """A finite number as JSON gives one (true/false are not coordinates)."""
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_)) \
+        and math.isfinite(v)
+
+
+def _pair(v) -> bool:
+    return isinstance(v, (list, tuple, np.ndarray)) and len(v) == 2 and all(map(_number, v))
+
+
 def clicks_to_image(clicks: Sequence, displayed_size: Sequence[float] | None, image_size: tuple[int, int]) -> np.ndarray:
-    """Clicked points (px on the displayed picture) as px of the frame itself."""
-    try:
-        pts = np.asarray(clicks, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise CalibrationError("corners must be 4 [x, y] pairs of numbers") from None
-    if pts.shape != (4, 2) or not np.all(np.isfinite(pts)):
-        raise CalibrationError(f"click the 4 outer corners of the board's frame (got {len(pts) if pts.ndim else 0} points)")
+    """Clicked points (px on the displayed picture) as px of the frame itself; anything but four [x, y]
+    pairs of numbers, or a size that is not two positive numbers, is a CalibrationError that says so."""
+    if not (isinstance(clicks, (list, tuple, np.ndarray)) and all(map(_pair, clicks))):
+        raise CalibrationError("'corners' must be a list of [x, y] pairs of numbers (where the 4 corners were clicked)")
+    if len(clicks) != 4:
+        raise CalibrationError(f"click the 4 outer corners of the board's frame (got {len(clicks)})")
+    pts = np.asarray(clicks, dtype=np.float64)
     if displayed_size is None:
         return pts
-    try:
-        dw, dh = (float(v) for v in displayed_size)
-    except (TypeError, ValueError):
-        raise CalibrationError("displayed_size must be [width, height] of the picture as shown") from None
-    if dw <= 0 or dh <= 0:
-        raise CalibrationError("displayed_size must be positive")
+    if not (_pair(displayed_size) and all(v > 0 for v in displayed_size)):
+        raise CalibrationError("'displayed_size' must be [width, height] of the picture as shown, in px")
+    dw, dh = (float(v) for v in displayed_size)
     return pts * np.array([image_size[0] / dw, image_size[1] / dh])
 
 

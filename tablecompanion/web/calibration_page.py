@@ -10,7 +10,6 @@ keeps its record. Every refusal of the JSON routes is ``{"error": message, "stat
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 
@@ -203,10 +202,6 @@ def picture_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def _calibrate_body(table_id: str) -> dict:
     """The JSON body, checked for shape; what the corners mean is calibration's to judge."""
     if request.content_length is not None and request.content_length > MAX_CALIBRATE_BODY:
@@ -215,16 +210,6 @@ def _calibrate_body(table_id: str) -> dict:
     if not isinstance(body, dict):
         raise _Refusal(400, 'the body must be a JSON object: {"corners": [[x, y], ...4], "displayed_size": [w, h], '
                             '"name": ..., "home": "right", "bottom": "X"}')
-    corners = body.get("corners")
-    if not (isinstance(corners, list) and all(isinstance(c, list) and len(c) == 2 and all(map(_number, c))
-                                              for c in corners)):
-        raise _Refusal(400, "'corners' must be a list of [x, y] pairs of numbers (where the 4 corners were clicked)")
-    if len(corners) != 4:
-        raise _Refusal(400, f"click the 4 outer corners of the board's frame (got {len(corners)})")
-    size = body.get("displayed_size")
-    if size is not None and not (isinstance(size, list) and len(size) == 2 and all(map(_number, size))
-                                 and all(v > 0 for v in size)):
-        raise _Refusal(400, "'displayed_size' must be [width, height] of the picture as shown, in px")
     name = body.get("name")
     if name is None or (isinstance(name, str) and not name.strip()):
         name = default_profile_name(table_id)
@@ -244,11 +229,12 @@ def _calibrate_body(table_id: str) -> dict:
     picture = body.get("picture")
     if picture is not None and not isinstance(picture, str):
         raise _Refusal(400, "'picture' must be the page's picture stamp (text), or left out")
-    return {"corners": corners, "displayed_size": size, "name": name.strip(), "home": home, "bottom": bottom,
+    # the corners and the displayed size are checked with the frame's size, by calibration.clicks
+    return {"corners": body.get("corners"), "displayed_size": body.get("displayed_size"), "name": name.strip(), "home": home, "bottom": bottom,
             "seat": seat, "picture": picture}
 
 
-def seated(corners: list, seat: str) -> list:
+def seated(corners, seat: str) -> list:
     """The clicks as TL TR BR BL as the bottom player sees the board, when that player sits at the picture's
     ``seat`` edge (clicks come in any order; the picture's own order is taken first)."""
     import numpy as np
@@ -262,7 +248,7 @@ def seated(corners: list, seat: str) -> list:
 @bp.post("/tables/<table_id>/calibrate")
 def calibrate_save(table_id: str):
     """Four clicked corners → a saved profile and its annotated picture (see the module docstring)."""
-    from tablecompanion.calibration.clicks import calibrate_from_clicks
+    from tablecompanion.calibration.clicks import calibrate_from_clicks, clicks_to_image
     from tablecompanion.calibration.errors import CalibrationError
     from tablecompanion.calibration.profiles import profile_path
 
@@ -283,7 +269,9 @@ def calibrate_save(table_id: str):
             frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
         data_dir = current_app.config["DATA_DIR"]
         try:
-            cal, jpeg = calibrate_from_clicks(frame, seated(body["corners"], body["seat"]), body["displayed_size"],
+            h, w = frame.shape[:2]
+            clicked = clicks_to_image(body["corners"], body["displayed_size"], (w, h))
+            cal, jpeg = calibrate_from_clicks(frame, seated(clicked, body["seat"]), None,
                                               name=body["name"], home=body["home"], bottom_player=body["bottom"],
                                               in_order=True, data_dir=data_dir)
         except CalibrationError as exc:
