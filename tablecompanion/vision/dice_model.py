@@ -198,15 +198,30 @@ class NetDie:
     cocked: float  # P(not lying flat)
 
 
+def _read_onnx(path: Path, what: str):
+    try:
+        return cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as exc:
+        raise DiceVisionError(f"cannot load {what} {path}: {exc}") from exc
+
+
+def _model_file(path: str, shipped: Path, what: str) -> Path | None:
+    """The file a config names ("" = the shipped one); None when the shipped one is absent, an error when a
+    named one is."""
+    p = Path(path) if path else shipped
+    if p.is_file():
+        return p
+    if path:
+        raise DiceVisionError(f"no {what} at {p}")
+    return None
+
+
 class DiceNet:
     """The ONNX dice network behind ``cv2.dnn``; ``maps`` gives its raw output, ``detect`` the dice."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(self.path))
-        except cv2.error as exc:
-            raise DiceVisionError(f"cannot load dice network {self.path}: {exc}") from exc
+        self.net = _read_onnx(self.path, "dice network")
 
     def maps(self, bgr: np.ndarray) -> np.ndarray:
         """Raw output (9, ceil(h/4), ceil(w/4)) for a BGR uint8 image of any size >= 16 px."""
@@ -263,12 +278,8 @@ def decode(maps: np.ndarray, min_heat: float = 0.3) -> list[NetDie]:
 @lru_cache(maxsize=4)
 def load_net(path: str) -> DiceNet | None:
     """The network at ``path`` ("" = the shipped one); None when no network is shipped."""
-    p = Path(path) if path else DEFAULT_NET
-    if not p.is_file():
-        if path:
-            raise DiceVisionError(f"no dice network at {p}")
-        return None
-    return DiceNet(p)
+    p = _model_file(path, DEFAULT_NET, "dice network")
+    return DiceNet(p) if p else None
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -291,10 +302,7 @@ class DiceClassifier:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        try:
-            self.net = cv2.dnn.readNetFromONNX(str(self.path))
-        except cv2.error as exc:
-            raise DiceVisionError(f"cannot load dice classifier {self.path}: {exc}") from exc
+        self.net = _read_onnx(self.path, "dice classifier")
 
     def predict(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
@@ -312,9 +320,5 @@ class DiceClassifier:
 @lru_cache(maxsize=4)
 def load_classifier(path: str) -> DiceClassifier | None:
     """The classifier at ``path`` ("" = the shipped one); None when none is shipped."""
-    p = Path(path) if path else DEFAULT_CLASSIFIER
-    if not p.is_file():
-        if path:
-            raise DiceVisionError(f"no dice classifier at {p}")
-        return None
-    return DiceClassifier(p)
+    p = _model_file(path, DEFAULT_CLASSIFIER, "dice classifier")
+    return DiceClassifier(p) if p else None

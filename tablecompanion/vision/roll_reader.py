@@ -760,6 +760,8 @@ FACE_PATTERNS: dict[int, tuple[tuple[int, ...], ...]] = {
 _PATTERNS = [(value, pattern) for value, variants in FACE_PATTERNS.items() for pattern in variants]
 _PATTERN_ON = np.array([[1.0 if i in p else 0.0 for i in range(9)] for _, p in _PATTERNS], np.float32)
 _PATTERN_OFF = 1.0 - _PATTERN_ON
+# each pattern's pip places (in the pattern's order: the reading's pips follow it) and blank places
+_PATTERN_PLACES = [(np.array(p), np.array([i for i in range(9) if i not in p])) for _, p in _PATTERNS]
 
 
 @dataclass(frozen=True)
@@ -822,7 +824,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                               for ox, oy in offs])
             gain = stack - tau  # > 0: a pip there
             extra = 2.0 * np.maximum(gain, 0.0)  # a pip where the face should be blank costs twice
-            gh, gw = gain.shape[1:]
+            gw = gain.shape[2]
             # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
             # compete with the camera thread for the cores
             scores = (np.einsum("pk,kn->pn", _PATTERN_ON, gain.reshape(9, -1), optimize=False)
@@ -835,8 +837,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                 sc = float(scores[j, k])
                 if value not in best or sc > best[value][0]:
                     v, u = divmod(k, gw)
-                    on = np.array(pattern)
-                    off = np.array([i for i in range(9) if i not in pattern])
+                    on, off = _PATTERN_PLACES[j]
                     weakest = float(stack[on, v, u].min())
                     worst_off = float(stack[off, v, u].max())
                     best[value] = (sc, (u + bx0, v + by0), turn, weakest, offs[on], resp, worst_off, pattern)
