@@ -71,6 +71,10 @@ def test_operator_clicks_the_corners_and_sees_the_annotated_picture(driver, shot
         click_at(img, *corners[1])
         assert driver.find_element(css, "body").get_attribute("data-clicks") == "4"
         assert len(driver.find_elements(css, "#cal-overlay circle")) == 4
+        click_at(img, w / 2, h / 2)  # a fifth click is refused with a toast (base.html's, toast.js)
+        wait.until(lambda d: "show" in d.find_element(css, "#toast").get_attribute("class"))
+        assert "Four corners already" in driver.find_element(css, "#toast").text
+        assert driver.find_element(css, "body").get_attribute("data-clicks") == "4"
         assert driver.find_elements(css, "#cal-overlay polygon")
         driver.save_screenshot(str(shots / "calibrate-clicked.png"))
 

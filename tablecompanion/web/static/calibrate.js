@@ -13,14 +13,7 @@
   var clicks = [];  /* [x, y] in the picture's own pixels */
   var busy = false;
 
-  function toast(text, ok) {
-    var t = $("toast");
-    if (!t) return;
-    t.textContent = text;
-    t.className = "toast show" + (ok ? " ok" : "");
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.className = "toast"; }, 5000);
-  }
+  function toast(text, ok) { window.tcToast(text, ok, 5000); }
 
   function showError(text) {
     if (!errorBox) return;

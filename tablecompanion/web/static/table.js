@@ -11,14 +11,7 @@
                   correction_out_of_time: false, correction_accepted: true };
   var $ = function (id) { return document.getElementById(id); };
 
-  function toast(text, ok) {
-    var t = $("toast");
-    if (!t) return;
-    t.textContent = text;
-    t.className = "toast show" + (ok ? " ok" : "");
-    clearTimeout(toast.timer);
-    toast.timer = setTimeout(function () { t.className = "toast"; }, 4000);
-  }
+  function toast(text, ok) { window.tcToast(text, ok, 4000); }
 
   /* ---- live updates ---- */
   function apply(payload) {
