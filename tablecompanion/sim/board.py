@@ -1,8 +1,11 @@
 """The static board: painted once in board millimetres, then warped into each camera's picture.
 
-Everything here lies in the plane of the playing surface (the frame is painted with its bevels and the
-shadows it would cast, not raised), so the calibration markers on the frame sit exactly where
-``geometry.marker_corners`` says and one homography maps the whole board.
+Everything on the board lies in the plane of the playing surface (the frame is painted with its bevels and
+the shadows it would cast, not raised), so the calibration markers on the frame sit exactly where
+``geometry.marker_corners`` says and one homography maps the whole board. The board has a thickness all
+the same: the table it stands on lies ``TABLE_DEPTH_MM`` below that plane (``paint_table``), and the
+renderer draws the board's outer side walls between the two, so the board throws its shadow on the table
+and its near side shows under a tilted camera, all outside the board's outline.
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from tablecompanion.sim.style import BoardStyle
 
 SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
 TEXTURE_SEED = 20240517  # the same physical board in every frame, whatever the frame seed
+TABLE_DEPTH_MM = 40.0  # the board's thickness: the table top lies this far below the playing surface
+LAMP_RADIUS_MM = 90.0  # the lamp's shade: how soft the board's shadow on the table is
 
 
-def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: float, margin: float) -> np.ndarray:
+def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: float, margin: float,
+                table: bool = True) -> np.ndarray:
     """The board and the table around it, seen from straight above, ``scale`` px/mm, as uint8 BGR.
 
-    Pixel (0, 0) is board mm (-margin, -margin).
+    Pixel (0, 0) is board mm (-margin, -margin). ``table=False`` leaves the table out (a flat colour):
+    the renderer takes the table from ``paint_table``, which lies lower.
     """
     rng = np.random.default_rng(TEXTURE_SEED)
     s = geo.spec
@@ -38,7 +45,11 @@ def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: flo
     # The table: planks from their own generator; the draws the board's textures follow are kept as they
     # were, so the board itself looks the same whatever the table does.
     _skip_table_draws(rng, (H, W), scale * 1.3)
-    img = textures.table_top((H, W), style.table_colour, np.random.default_rng(TEXTURE_SEED + 1), scale)
+    if table:
+        img = textures.table_top((H, W), style.table_colour, np.random.default_rng(TEXTURE_SEED + 1), scale)
+    else:
+        img = np.empty((H, W, 3), np.float32)
+        img[:] = style.table_colour
     raised = np.zeros((H, W), np.float32)
 
     # Frame: the whole board outline in darker wood, grain along the long side.
@@ -113,6 +124,55 @@ def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: flo
     if markers:
         _paint_markers(img, geo, px, scale)
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def paint_table(geo: BoardGeometry, style: BoardStyle, scale: float, margin: float, light_mm,
+                depth: float = TABLE_DEPTH_MM) -> np.ndarray:
+    """The table top the board stands on (the plane ``depth`` mm below the playing surface), seen from
+    above at ``scale`` px/mm, pixel (0, 0) at mm (-margin, -margin), as float32 BGR: planks, the board's
+    soft shadow from the lamp at ``light_mm`` (x, y, height above the playing surface), and the dark
+    contact line and occlusion where the board stands."""
+    s = geo.spec
+    W, H = int(round((s.width + 2 * margin) * scale)), int(round((s.height + 2 * margin) * scale))
+    img = textures.table_top((H, W), style.table_colour, np.random.default_rng(TEXTURE_SEED + 1), scale)
+    lx, ly, lh = (float(v) for v in light_mm)
+    k = 1.0 + depth / max(lh, depth + 1.0)  # the top edge's shadow: from the lamp through the edge down to the table
+    top = [(lx + (x - lx) * k, ly + (y - ly) * k) for x, y in ((0, 0), (s.width, 0), (s.width, s.height), (0, s.height))]
+    base = [(0.0, 0.0), (s.width, 0.0), (s.width, s.height), (0.0, s.height)]
+    hull = cv2.convexHull(np.float32([((x + margin) * scale, (y + margin) * scale) for x, y in top + base]))
+    # Work on a shrunken copy: the shadow is smooth and the table canvas large.
+    f = max(1, int(scale * 2))
+    sh, sw = max(2, H // f), max(2, W // f)
+    shadow = np.zeros((sh, sw), np.float32)
+    cv2.fillConvexPoly(shadow, np.round(hull.reshape(-1, 2) / f * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+    penumbra = LAMP_RADIUS_MM * depth / max(lh, 1.0)  # mm
+    cast = cv2.GaussianBlur(shadow, (0, 0), max(0.7, penumbra * scale / f))
+    footprint = np.zeros((sh, sw), np.float32)
+    x0, y0 = margin * scale / f, margin * scale / f
+    x1, y1 = (s.width + margin) * scale / f, (s.height + margin) * scale / f
+    cv2.rectangle(footprint, (int(x0), int(y0)), (int(x1), int(y1)), 1.0, -1)
+    room = cv2.GaussianBlur(footprint, (0, 0), max(1.0, 45 * scale / f))  # the room's light, blocked near the board
+    contact = cv2.GaussianBlur(footprint, (0, 0), max(0.6, 3.0 * scale / f))
+    darken = 1.0 - np.clip(0.55 * cast + 0.22 * room + 0.35 * contact, 0, 0.85)
+    darken = cv2.resize(darken, (W, H), interpolation=cv2.INTER_LINEAR)
+    return img * darken[..., None]
+
+
+def paint_walls(geo: BoardGeometry, style: BoardStyle, scale: float, depth: float = TABLE_DEPTH_MM) -> dict[str, np.ndarray]:
+    """The board's four outer side walls as float32 BGR strips, ``depth`` mm tall (row 0 = the top edge)
+    and as long as the side, at ``scale`` px/mm: the frame's wood with its grain along the side, a rounded
+    lip catching light at the top and a darker foot."""
+    s = geo.spec
+    rng = np.random.default_rng(TEXTURE_SEED + 2)
+    out = {}
+    for name, length in (("top", s.width), ("bottom", s.width), ("left", s.height), ("right", s.height)):
+        h, w = max(2, int(round(depth * scale))), max(2, int(round(length * scale)))
+        strip = textures.wood((h, w), style.frame_colour, rng, along_x=True, scale=scale)
+        z = (np.arange(h, dtype=np.float32) + 0.5) / h
+        lip = np.exp(-((z * depth) / 2.5) ** 2) * 0.35  # the rounded top edge
+        foot = np.clip((z - 0.75) / 0.25, 0, 1) ** 2 * 0.3
+        out[name] = strip * (1.0 + lip - foot)[:, None, None] * 0.92
+    return out
 
 
 def _skip_table_draws(rng: np.random.Generator, shape: tuple[int, int], scale: float) -> None:

@@ -2,7 +2,8 @@
 
 World coordinates are the board's millimetres from ``tablecompanion.geometry`` (x right, y towards the
 bottom player) with z pointing *into* the table, so that the frame is right-handed and a height h above
-the playing surface is z = -h. The playing surface, frame and table all lie in the plane z = 0.
+the playing surface is z = -h. The playing surface and the frame's top lie in the plane z = 0; the table
+the board stands on lies lower (``board.TABLE_DEPTH_MM``).
 """
 
 from __future__ import annotations
@@ -50,8 +51,10 @@ class Camera:
     motion_blur: bool = True  # streak moving dice and hands along their motion
     noise: float = 2.2  # sensor noise sigma in 8-bit levels
     jpeg_quality: int | None = 88  # None: no JPEG round trip
-    light_mm: tuple[float, float, float] = (250.0, 120.0, 1300.0)  # point light: x, y, height above board
-    ambient: float = 0.55
+    # A lamp above and behind the top player's left: its light falls off across the board and it throws
+    # shadows towards the bottom right. x, y in board mm, then its height above the playing surface.
+    light_mm: tuple[float, float, float] = (150.0, -200.0, 1250.0)
+    ambient: float = 0.5  # share of the room's (shadowless) light
     vignette: float = 0.25
     white_balance: tuple[float, float, float] = (0.96, 1.0, 1.05)  # B, G, R gains (warm indoor light)
     exposure: float = 1.0
@@ -153,8 +156,8 @@ class CameraModel:
         H = np.linalg.inv(self.homography_board_to_image())
         return H / H[2, 2]
 
-    def pixel_rays_to_plane(self) -> tuple[np.ndarray, np.ndarray]:
-        """For every (distorted) pixel, the point of the plane z = 0 it sees, in mm: (X, Y) maps."""
+    def pixel_rays(self) -> np.ndarray:
+        """For every (distorted) pixel, the direction (world mm, not normalised) of the ray it sees: (h, w, 3)."""
         import cv2
 
         w, h = self.camera.width, self.camera.height
@@ -164,10 +167,20 @@ class CameraModel:
             pix, self.K, self.dist, None, None, None, (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 20, 1e-6)
         ).reshape(-1, 2)
         rays = np.column_stack([norm, np.ones(len(norm))]) @ self.R  # camera -> world directions
-        s = -self.centre[2] / rays[:, 2]
-        X = self.centre[0] + s * rays[:, 0]
-        Y = self.centre[1] + s * rays[:, 1]
-        return X.reshape(h, w).astype(np.float32), Y.reshape(h, w).astype(np.float32)
+        return rays.reshape(h, w, 3)
+
+    def rays_to_plane(self, rays: np.ndarray, z: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """Where rays (from :meth:`pixel_rays`) meet the plane at depth ``z`` (mm, positive = below the
+        playing surface): (X, Y) maps in mm."""
+        s = (z - self.centre[2]) / rays[..., 2]
+        X = self.centre[0] + s * rays[..., 0]
+        Y = self.centre[1] + s * rays[..., 1]
+        return X.astype(np.float32), Y.astype(np.float32)
+
+    def pixel_rays_to_plane(self, z: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """For every (distorted) pixel, the point of the plane at depth z (0 = the playing surface) it sees,
+        in mm: (X, Y) maps."""
+        return self.rays_to_plane(self.pixel_rays(), z)
 
     def mm_per_pixel_at_centre(self, spec: BoardSpec) -> float:
         a = self.project(np.array([[spec.width / 2, spec.height / 2, 0], [spec.width / 2 + 10, spec.height / 2, 0]]))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry
+from tablecompanion.sim.board import TABLE_DEPTH_MM
 from tablecompanion.sim.errors import SimError
 
 # Die frame: the face showing v has outward normal FACE_NORMALS[v]; opposite faces sum to 7 and
@@ -172,7 +173,10 @@ def pose_die(die, geo: BoardGeometry, roller: str, checkers, avoid, rng: np.rand
             rect = _off_board_rect(geo, roller, rng)
         x, y = spot(rect, inset=s * 0.75 if state != "across-bar" else 0)
         R = rot_axis((0, 0, 1), yaw) @ value_up(die.value)
-        return rest_on(R, x, y, s), notes
+        # Beyond the board's outline a die lies on the table, which is lower than the playing surface.
+        margin = s * 0.75
+        on_table = not (-margin <= x <= geo.spec.width + margin and -margin <= y <= geo.spec.height + margin)
+        return rest_on(R, x, y, s, floor=TABLE_DEPTH_MM if on_table else 0.0), notes
     if state == "cocked":
         tilt = math.radians(die.tilt if die.tilt is not None else rng.uniform(18, 32))
         x, y = spot(rh)

@@ -31,6 +31,8 @@ CUBE_SIZE_MM = 26.0
 CUBE_VALUES = (2, 4, 8, 16, 32, 64)
 SHADOW_STRENGTH = 0.42
 NOISE_PAD = 96
+LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
+AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
 
 
 def _fp(pts: np.ndarray) -> np.ndarray:
@@ -49,13 +51,11 @@ class Renderer:
         self.markers = markers
         self.model: CameraModel = self.camera.model(self.spec)
         w, h = self.camera.width, self.camera.height
-        X, Y = self.model.pixel_rays_to_plane()
+        rays = self.model.pixel_rays()
+        X, Y = self.model.rays_to_plane(rays, 0.0)
         self.px_per_mm = 1.0 / self.model.mm_per_pixel_at_centre(self.spec)
         scale = float(np.clip(1.6 * self.px_per_mm, 0.8, 4.0))
-        margin = float(np.clip(max(-X.min(), -Y.min(), X.max() - self.spec.width, Y.max() - self.spec.height), 40, 900)) + 10
-        texture = board_paint.paint_board(self.geo, self.style, markers, scale, margin)
-        self.albedo = board_paint.warp_to_camera(texture, X, Y, scale, margin)
-        self.light = self._light_map(X, Y)
+        self.albedo, self.light = self._paint_scene(rays, X, Y, scale)
         self.light_pos = np.array([self.camera.light_mm[0], self.camera.light_mm[1], -self.camera.light_mm[2]])
         noise_rng = np.random.default_rng(7)
         bank = noise_rng.normal(0, self.camera.noise, (h + NOISE_PAD, w + NOISE_PAD, 3)).astype(np.float32)
@@ -79,19 +79,76 @@ class Renderer:
         self.static_renders = 0  # how often the static layer was rebuilt (benchmarks read it)
 
     # --- lighting -----------------------------------------------------------------------------
-    def _light_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    def _paint_scene(self, rays: np.ndarray, X: np.ndarray, Y: np.ndarray, scale: float):
+        """The albedo (uint8) and light (float32, 3 channels) each pixel sees: the board's top (the plane
+        z = 0, painted in board mm), the table ``TABLE_DEPTH_MM`` lower with the board's shadow on it, and
+        between them the board's outer side walls that face the camera."""
+        sw, sh = self.spec.width, self.spec.height
+        depth = board_paint.TABLE_DEPTH_MM
+        c = self.model.centre
+        # The board's top: painted over the outline and a few mm more (the table comes from below).
+        texture = board_paint.paint_board(self.geo, self.style, self.markers, scale, 12.0, table=False)
+        board = board_paint.warp_to_camera(texture, X, Y, scale, 12.0).astype(np.float32)
+        inside_mm = np.minimum(np.minimum(X, sw - X), np.minimum(Y, sh - Y))
+        cover = np.clip(inside_mm * self.px_per_mm + 0.5, 0, 1)
+        # The table.
+        TX, TY = self.model.rays_to_plane(rays, depth)
+        tmargin = float(np.clip(max(-TX.min(), -TY.min(), TX.max() - sw, TY.max() - sh), 40, 900)) + 10
+        tscale = float(np.clip(1.3 * self.px_per_mm, 0.8, 3.0))
+        table_tex = np.clip(board_paint.paint_table(self.geo, self.style, tscale, tmargin, self.camera.light_mm, depth), 0, 255)
+        albedo = board_paint.warp_to_camera(table_tex.astype(np.uint8), TX, TY, tscale, tmargin).astype(np.float32)
+        light = self._irradiance(TX, TY, np.full_like(TX, depth), (0.0, 0.0, -1.0))
+        # The side walls facing the camera.
+        walls = None
+        for name, axis, plane, normal, visible in (
+            ("top", 1, 0.0, (0, -1, 0), c[1] < 0), ("bottom", 1, sh, (0, 1, 0), c[1] > sh),
+            ("left", 0, 0.0, (-1, 0, 0), c[0] < 0), ("right", 0, sw, (1, 0, 0), c[0] > sw),
+        ):
+            if not visible:
+                continue
+            walls = walls or board_paint.paint_walls(self.geo, self.style, scale, depth)
+            t = (plane - c[axis]) / rays[..., axis]
+            z = (c[2] + t * rays[..., 2]).astype(np.float32)
+            u = (c[1 - axis] + t * rays[..., 1 - axis]).astype(np.float32)
+            length = sw if axis == 1 else sh
+            alpha = np.clip((depth - z) * self.px_per_mm + 0.5, 0, 1) * np.clip(z * self.px_per_mm + 0.5, 0, 1)
+            alpha *= (t > 0) & (u >= 0) & (u <= length)
+            if not alpha.any():
+                continue
+            strip = np.clip(walls[name], 0, 255).astype(np.uint8)
+            wall = cv2.remap(strip, u * scale - 0.5, z * scale - 0.5, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            px = (c[0] + t * rays[..., 0]).astype(np.float32)
+            py = (c[1] + t * rays[..., 1]).astype(np.float32)
+            wl = self._irradiance(px, py, z, normal, ambient_share=0.7)
+            a = alpha[..., None]
+            albedo = albedo * (1 - a) + wall.astype(np.float32) * a
+            light = light * (1 - a) + wl * a
+        top_light = self._irradiance(X, Y, np.zeros_like(X), (0.0, 0.0, -1.0))
+        a = cover[..., None]
+        albedo = albedo * (1 - a) + board * a
+        light = light * (1 - a) + top_light * a
+        cam = self.camera
+        hh, ww = X.shape
+        yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32)
+        r2 = ((xx - ww / 2) ** 2 + (yy - hh / 2) ** 2) / ((ww / 2) ** 2 + (hh / 2) ** 2)
+        vig = (1 - cam.vignette * r2)[..., None]
+        gain = np.array(cam.white_balance, np.float32) * cam.exposure * 1.18
+        return np.clip(albedo, 0, 255).astype(np.uint8), (light * vig * gain).astype(np.float32)
+
+    def _irradiance(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, normal, ambient_share: float = 1.0) -> np.ndarray:
+        """Light falling on surface points (mm, z down) with one normal: the lamp (a warm point light whose
+        light falls off with distance and angle, 1 straight under it on the playing surface) plus the room's
+        cooler ambient light. (h, w, 3) BGR factors."""
         cam = self.camera
         lx, ly, lh = cam.light_mm
-        d2 = (X - lx) ** 2 + (Y - ly) ** 2 + lh * lh
-        irr = lh / d2 ** 1.5
-        irr = irr / irr.max()
-        lit = cam.ambient + (1 - cam.ambient) * irr
-        h, w = X.shape
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        r2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-        vig = 1 - cam.vignette * r2
-        gain = np.array(cam.white_balance, np.float32) * cam.exposure * 1.18
-        return (lit * vig).astype(np.float32)[..., None] * gain
+        dx, dy, dz = lx - x, ly - y, -lh - z
+        d2 = dx * dx + dy * dy + dz * dz
+        nx, ny, nz = normal
+        facing = np.maximum(nx * dx + ny * dy + nz * dz, 0)
+        irr = (facing * (lh * lh) / (d2 * np.sqrt(d2))).astype(np.float32)
+        warm = np.array(LAMP_COLOUR, np.float32)
+        cool = np.array(AMBIENT_COLOUR, np.float32)
+        return cam.ambient * ambient_share * cool + (1 - cam.ambient) * irr[..., None] * warm
 
     def shadow_point(self, pts: np.ndarray, floor_z: float = 0.0) -> np.ndarray:
         """Where points (N, 3) throw their shadow on the plane z = floor_z, from the point light."""
@@ -386,8 +443,9 @@ class Renderer:
         truth = self._base_truth(scene)
         poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
-        if poses:
-            self._shadow(img, [p.vertices() for _, p, _ in poses], floor_z=0.0, strength=0.45, softness=0.8)
+        for floor in sorted({self._floor_under(p) for _, p, _ in poses}):
+            self._shadow(img, [p.vertices() for _, p, _ in poses if self._floor_under(p) == floor], floor_z=floor,
+                         strength=0.45, softness=0.8)
         drawn: dict[int, tuple] = {}
         far_first = sorted(range(len(poses)), key=lambda i: -float(self.model.depth(poses[i][1].centre[None])[0]))
         for i in far_first:
@@ -414,6 +472,12 @@ class Renderer:
         img = self.finish(img, rng, encode=encode)
         truth["seed"] = seed
         return img, truth
+
+    def _floor_under(self, pose: Pose) -> float:
+        """The surface a die's shadow falls on: the playing surface (0) or, beyond the board, the table."""
+        x, y = float(pose.centre[0]), float(pose.centre[1])
+        inside = 0 <= x <= self.spec.width and 0 <= y <= self.spec.height
+        return 0.0 if inside else board_paint.TABLE_DEPTH_MM
 
     def _apply_shade(self, img: np.ndarray, x: float, y: float, radius: float, strength: float) -> dict:
         """A soft shadow over part of the table (Gaussian falloff), as from a body between light and board."""
