@@ -176,6 +176,20 @@ class DiceLocator:
             log.debug("roll reader reference refused: %s", exc)
 
     @property
+    def prefetch(self):
+        """``RollWatcher``'s read-ahead hook: the roll reader reads a frame that may show the roll at rest
+        (nothing while dice are down or before a reference exists)."""
+        return self._prefetch if self.roll_reader is not None else None
+
+    def _prefetch(self, frame) -> None:
+        if self.settled or self.reference is None:
+            return
+        try:
+            self.roll_reader.prefetch(frame)
+        except Exception as exc:  # noqa: BLE001 - the decision reads the frame itself
+            log.debug("roll reader read-ahead failed: %s", exc)
+
+    @property
     def verdict_for(self):
         """The roll reader's placements and verdict (``RollWatcher`` asks its reader), or None without it."""
         return self.roll_reader.verdict_for if self.roll_reader is not None else None

@@ -103,6 +103,15 @@ class RollReaderConfig:
     # a die-sized change that neither reader reads counts as an unclear die (off: it is no die; a roll
     # then shows fewer than two dice and is void anyway, and a stale reference's ghosts stay harmless)
     unread_blob_is_die: bool = False  # a value the per-photo reader gives that the grid reader cannot check
+    # a change the per-photo reader finds no die in, that shows its place as an earlier still view did (the
+    # board before the last read's dice came, near one of them; a reference replaced since the last read),
+    # is no arrival of this throw: it is not searched for a die face (RollReader._seen_before)
+    departed_near: float = 1.5  # die sides from a die of the last read
+    departed_share: float = 0.1  # at most this share of the blob's pixels differing from that earlier view
+    max_views: int = 3  # replaced references kept
+    # a read done ahead (``prefetch``) is reused when the frame to read differs from the one read ahead in
+    # at most this many die faces of changed area (sensor noise; a die moving changes far more)
+    prefetch_tolerance: float = 0.1
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,22 @@ class DieSeen:
 
 
 @dataclass(frozen=True)
+class _ReadAhead:
+    key: tuple
+    reference: np.ndarray  # the reference it was read against (the same object, or it is stale)
+    small: np.ndarray  # the frame it read, at half size
+    reading: "RollReading"
+    dice_left: "_LastDice | None"
+
+
+@dataclass(frozen=True)
+class _LastDice:
+    dice_mm: tuple[tuple[float, float], ...]  # where the dice of a read lay (top-face plane, board mm)
+    board: np.ndarray  # the reference of that read (half size): the board before those dice came
+    level: float
+
+
+@dataclass(frozen=True)
 class RollReading:
     dice: tuple[DieSeen, ...]
     verdict: RollVerdict
@@ -256,11 +281,20 @@ class RollReader:
         cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
         self.reference: np.ndarray | None = None
         self.reference_full: np.ndarray | None = None
+        self._reference_level: float | None = None
         self._gain = 1.0
         self.checkers_mm: np.ndarray = np.zeros((0, 2))
         self.last: RollReading | None = None
         self._checkers_pending = False
         self.crops_read = 0
+        self._reference_src: np.ndarray | None = None  # the frame object the reference was made from
+        self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
+        self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
+        self._views: list[tuple[np.ndarray, float | None]] = []  # references replaced since the last read
+        self._seen: dict[int, np.ndarray] = {}  # during a read: the frame's change mask against each view
+        self._small_now: np.ndarray | None = None  # during a read: the frame at half size
+        x0, y0, x1, y1 = self.geometry.surface
+        self._face_px_small = (self.die_px_at((x0 + x1) / 2, (y0 + y1) / 2) * s) ** 2  # a die face, half-size px
 
     # -- geometry helpers -----------------------------------------------------------------------------
     def _board_poly(self, rect, samples: int = 8) -> np.ndarray:
@@ -291,9 +325,17 @@ class RollReader:
     def set_reference(self, frame: np.ndarray, checkers_mm: Sequence[tuple[float, float]] | None = None) -> None:
         """The still board before the throw. ``checkers_mm``: where checkers stand (board mm), when the
         caller knows the position; otherwise they are found in the reference (checker discs)."""
+        if frame is self._reference_src and checkers_mm is None:
+            return  # the same frame again (the watcher's hook at read-ahead and at the decision): keep what was found
+        src = frame
         frame = self._check(frame)
+        if self.reference is not None:  # another still view of the table before this throw
+            self._views = (self._views + [(self.reference, self._reference_level)])[-self.config.max_views:]
         self.reference = self._small(frame)
         self.reference_full = frame.copy()
+        self._reference_src = src
+        self._reference_level = None  # its median green level in the search area, once needed
+        self._pending = None
         self._checkers_pending = checkers_mm is None  # found in the reference at the next read (lazily:
         if checkers_mm is not None:                   # references are refreshed far more often than read)
             self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
@@ -321,21 +363,27 @@ class RollReader:
         return cv2.GaussianBlur(small, (3, 3), 0)
 
     # -- reading ----------------------------------------------------------------------------------
-    def changed_blobs(self, frame: np.ndarray) -> tuple[list[dict], float]:
-        """Die-sized blobs of change vs the reference (frame px boxes, mm measures) and the changed area
-        in die faces (large = a hand)."""
-        c = self.config
-        small = self._small(frame)
-        ref = self.reference
-        m = self.search_mask > 0
-        # brightness drift (auto exposure, light) between the reference and now
-        a = float(np.median(small[m][:, 1])) if m.any() else 1.0
-        b = float(np.median(ref[m][:, 1])) if m.any() else 1.0
+    def _changed(self, small: np.ndarray, ref: np.ndarray, ref_level: float | None = None) -> tuple[np.ndarray, float]:
+        """Where ``small`` differs from ``ref`` (both half size) in the search area, brightness-matched:
+        a 0/255 mask, and the gain applied to ``ref``."""
+        a = _masked_median(small, self.search_mask)
+        b = _masked_median(ref, self.search_mask) if ref_level is None else ref_level
         gain = a / b if b > 1 else 1.0
-        self._gain = gain
         refg = cv2.convertScaleAbs(ref, alpha=gain) if abs(gain - 1) > 0.01 else ref
-        diff = cv2.absdiff(small, refg).astype(np.int16).sum(axis=2)
-        mask = ((diff > c.diff_threshold).astype(np.uint8) * 255) & self.search_mask
+        # sum over B, G, R of |small - reference| (cv2.add into 16 bits: a tenth of numpy's int16 sum)
+        ch = cv2.split(cv2.absdiff(small, refg))
+        diff = cv2.add(cv2.add(ch[0], ch[1], dtype=cv2.CV_16U), ch[2], dtype=cv2.CV_16U)
+        return ((diff > self.config.diff_threshold).astype(np.uint8) * 255) & self.search_mask, gain
+
+    def changed_blobs(self, frame: np.ndarray, small: np.ndarray | None = None) -> tuple[list[dict], float]:
+        """Die-sized blobs of change vs the reference (frame px boxes, mm measures) and the changed area
+        in die faces (large = a hand). ``small``: the frame at half size when already made."""
+        c = self.config
+        small = self._small(frame) if small is None else small
+        # brightness drift (auto exposure, light) between the reference and now
+        if self._reference_level is None:
+            self._reference_level = _masked_median(self.reference, self.search_mask)
+        mask, self._gain = self._changed(small, self.reference, self._reference_level)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         s = c.diff_scale
@@ -365,20 +413,87 @@ class RollReader:
 
     def read(self, frame: np.ndarray, roller: Player = "bottom", opening: bool = False,
              expected: int | None = None) -> RollReading:
-        """The roll in ``frame`` (dice at rest) against the reference."""
+        """The roll in ``frame`` (dice at rest) against the reference.
+
+        When the same roll was read ahead (:meth:`prefetch`) against this reference and ``frame`` shows
+        the same view (nothing moved since, within ``prefetch_tolerance``), that reading is the answer."""
         frame = self._check(frame)
         if self.reference is None:
             raise RollReadError("no reference frame of the still board: call set_reference first")
+        key = (roller, opening, expected)
+        ahead, self._pending = self._pending, None
+        small = self._small(frame)
+        if ahead is not None and ahead.key == key and ahead.reference is self.reference and \
+                self._same_view(small, ahead.small):
+            out, dice_left = ahead.reading, ahead.dice_left
+        else:
+            out, dice_left = self._read(frame, small, roller, opening, expected)
+        self.last = out
+        if not out.occluded:
+            self._previous = dice_left
+            self._views = []
+        return out
+
+    def prefetch(self, frame: np.ndarray, roller: Player = "bottom", opening: bool = False,
+                 expected: int | None = None) -> None:
+        """Read ``frame`` now, ahead of the decision: ``RollWatcher`` calls this on the first quiet frame
+        after a throw, and its call of :meth:`read` some frames later (the dice still) reuses the result
+        when nothing moved in between. The read's CPU time then overlaps the watcher's debounce instead
+        of following it. Nothing is delivered (``last`` is unchanged) until :meth:`read`."""
+        frame = self._check(frame)
+        if self.reference is None:
+            return
+        small = self._small(frame)
+        out, dice_left = self._read(frame, small, roller, opening, expected)
+        self._pending = _ReadAhead((roller, opening, expected), self.reference, small, out, dice_left)
+
+    def _same_view(self, small: np.ndarray, other: np.ndarray) -> bool:
+        mask, _ = self._changed(small, other)
+        return cv2.countNonZero(mask) <= self.config.prefetch_tolerance * self._face_px_small
+
+    def _seen_before(self, blob: dict) -> bool:
+        """This change is no arrival of this throw: the frame shows the blob's place as another still view
+        of the table taken before the throw does, i.e.
+
+        * the board before the last read's dice came, where one of them lay (it was picked up after the
+          reference was taken: a re-throw often starts before the table is still again), or
+        * a reference given since the last read and replaced (the runner's empty-table view after the
+          pick-up, fresher than the board before the throw's motion when the play and the throw ran
+          into each other: checkers moved by the play).
+
+        Only asked for blobs the per-photo reader finds no die in (the grid reader's search of them is
+        the read's most costly part)."""
+        c, small = self.config, self._small_now
+        if small is None:
+            return False
+        views = list(self._views)
+        prev = self._previous
+        if prev is not None and any(math.dist(blob["centre_mm"], p) < c.departed_near * self.spec.die_size
+                                    for p in prev.dice_mm):
+            views.append((prev.board, prev.level))
+        x, y = blob["mask_at"]
+        h, w = blob["mask"].shape
+        pixels = np.count_nonzero(blob["mask"])
+        for board, level in views:
+            changed = self._seen.get(id(board))
+            if changed is None:
+                changed = self._seen[id(board)] = self._changed(small, board, level)[0]
+            if np.count_nonzero(changed[y:y + h, x:x + w][blob["mask"]]) <= c.departed_share * pixels:
+                return True
+        return False
+
+    def _read(self, frame: np.ndarray, small: np.ndarray, roller: Player, opening: bool,
+              expected: int | None) -> tuple[RollReading, "_LastDice | None"]:
         c = self.config
         expected = expected if expected is not None else 2
         if self._checkers_pending:
             self.checkers_mm = np.asarray(self._find_checkers(self.reference_full), np.float64).reshape(-1, 2)
             self._checkers_pending = False
-        blobs, total = self.changed_blobs(frame)
+        blobs, total = self.changed_blobs(frame, small)
+        self._small_now, self._seen = small, {}
         if total > c.occlusion_area:
             out = RollReading((), "unclear", "a hand or something large over the board", occluded=True, opening=opening)
-            self.last = out
-            return out
+            return out, None
         dice: list[DieSeen] = []
         for blob in blobs:
             if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
@@ -398,8 +513,12 @@ class RollReader:
         if opening and verdict == "valid" and dice[0].value == dice[1].value:
             reason += " (opening doubles: roll again)"
         out = RollReading(tuple(dice), verdict, reason, opening=opening)
-        self.last = out
-        return out
+        dice_left = None
+        if dice:  # where these dice lie, and the board before they came, for telling their leaving later
+            if self._reference_level is None:
+                self._reference_level = _masked_median(self.reference, self.search_mask)
+            dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_level)
+        return out, dice_left
 
     def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None) -> np.ndarray:
         """The frame resampled onto the plane ``height_mm`` above the board (a flat die's top face by
@@ -469,6 +588,8 @@ class RollReader:
         hyps = [(g[0][0], g[0][1], len(g) - 1) for g in groups]
         if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
+            if self._seen_before(blob):
+                return []
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
         out: list[DieSeen] = []
         for r, mm, extra in hyps:
@@ -711,6 +832,18 @@ def _affine_fit(pts: np.ndarray, value: int) -> dict:
             "yaw": float(best[2] % 90)}
 
 
+def _masked_median(img: np.ndarray, mask: np.ndarray) -> float:
+    """``np.median`` of the green channel where ``mask`` is set (1.0 when empty), from a histogram."""
+    hist = cv2.calcHist([img], [1], mask, [256], [0, 256]).ravel()
+    n = int(hist.sum())
+    if n == 0:
+        return 1.0
+    cum = np.cumsum(hist)
+    lo = int(np.searchsorted(cum, (n - 1) // 2 + 1))
+    hi = int(np.searchsorted(cum, n // 2 + 1))
+    return (lo + hi) / 2.0
+
+
 def _reading_rank(r) -> tuple:
     """Best first: flat before cocked/unclear, then the more confident."""
     return ({"flat": 0, "cocked": 1}.get(r.status, 2), -float(r.confidence))
@@ -779,6 +912,13 @@ class GridReading:
     face_spread: float = 0.0  # largest colour difference (Lab) between blank places of the face
 
 
+def _lattice_offsets(turn_deg: float, pitch_px: float) -> np.ndarray:
+    """The 9 places of a die face's pip lattice turned by ``turn_deg``, relative to its centre (px)."""
+    t = math.radians(turn_deg)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    return (_LATTICE @ rot.T) * pitch_px
+
+
 def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarray]:
     """Signed lightness contrast of a pip-sized spot against its surround, and its colour contrast."""
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
@@ -798,56 +938,86 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     L, C = pip_response(crop, pip * side_px)
     h, w = L.shape
     best: dict[int, tuple] = {}
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     if centre_box is None:
         m = 0.3 * side_px
         centre_box = (m, m, w - m, h - m)
     bx0, by0, bx1, by1 = (int(round(v)) for v in centre_box)
     bx0, by0 = max(0, bx0), max(0, by0)
     bx1, by1 = min(w, max(bx0 + 1, bx1)), min(h, max(by0 + 1, by1))
-    banned = np.zeros((by1 - by0, bx1 - bx0), bool)  # lattice centres not to use (dice already read)
+    bw, bh = bx1 - bx0, by1 - by0
+    banned = np.zeros((bh, bw), bool)  # lattice centres not to use (dice already read)
     for eu, ev, er in exclude:
         gy, gx = np.ogrid[by0:by1, bx0:bx1]
         banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
-    for polarity in (-1.0, 1.0):
+    banned = banned.ravel()
+    resps, taus = [], []
+    for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
         resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
         area = resp[by0:by1, bx0:bx1]
         tau = 0.5 * float(np.percentile(area, 99.5)) if area.size else 0.0
-        if tau <= 1.0:
-            continue
-        for turn in np.arange(0.0, 90.0, turn_step):
-            t = math.radians(turn)
-            rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-            offs = (_LATTICE @ rot.T) * pitch * side_px
-            stack = np.stack([cv2.remap(resp, xs[by0:by1, bx0:bx1] + float(ox), ys[by0:by1, bx0:bx1] + float(oy),
-                                        cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
-                              for ox, oy in offs])
-            gain = stack - tau  # > 0: a pip there
+        if tau > 1.0:
+            resps.append(np.ascontiguousarray(resp, np.float32))
+            taus.append(tau)
+    if not resps:
+        return None
+    turns = np.arange(0.0, 90.0, turn_step)
+    n_pat, n = len(_PATTERNS), bw * bh
+    # per polarity and face pattern, the best lattice placement over all turns: score, turn, centre, and
+    # the response at its 9 places (the first best in the order polarity, turn, pattern, as scanned)
+    best_sc = np.full((len(resps), n_pat), -np.inf)
+    best_turn = np.zeros((len(resps), n_pat), int)
+    best_k = np.zeros((len(resps), n_pat), int)
+    best_at = np.zeros((len(resps), n_pat, 9), np.float32)
+    stack = np.empty((9, bh, bw), np.float32)
+    rows = np.arange(n_pat)
+    for ti, turn in enumerate(turns):
+        offs = _lattice_offsets(turn, pitch * side_px)
+        for pi, (resp, tau) in enumerate(zip(resps, taus)):
+            for i, (ox, oy) in enumerate(offs):
+                # the response shifted by one lattice offset (bilinear), over the box of lattice centres
+                M = np.array([[1.0, 0.0, bx0 + ox], [0.0, 1.0, by0 + oy]])
+                cv2.warpAffine(resp, M, (bw, bh), dst=stack[i], flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+            flat = stack.reshape(9, n)
+            gain = flat - np.float32(tau)  # > 0: a pip there
             extra = 2.0 * np.maximum(gain, 0.0)  # a pip where the face should be blank costs twice
-            gw = gain.shape[2]
+            # score = gain at the pattern's pips - extra at its blanks = pattern . (gain + extra) - sum(extra);
             # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
             # compete with the camera thread for the cores
-            scores = (np.einsum("pk,kn->pn", _PATTERN_ON, gain.reshape(9, -1), optimize=False)
-                      - np.einsum("pk,kn->pn", _PATTERN_OFF, extra.reshape(9, -1), optimize=False))
+            scores = np.einsum("pk,kn->pn", _PATTERN_ON, gain + extra, optimize=False)
+            scores -= extra.sum(axis=0)
             if exclude:
-                scores[:, banned.ravel()] = -1e9
+                scores[:, banned] = -1e9
             ks = np.argmax(scores, axis=1)
-            for j, (value, pattern) in enumerate(_PATTERNS):
-                k = int(ks[j])
-                sc = float(scores[j, k])
-                if value not in best or sc > best[value][0]:
-                    v, u = divmod(k, gw)
-                    on, off = _PATTERN_PLACES[j]
-                    weakest = float(stack[on, v, u].min())
-                    worst_off = float(stack[off, v, u].max())
-                    best[value] = (sc, (u + bx0, v + by0), turn, weakest, offs[on], resp, worst_off, pattern)
+            sc = scores[rows, ks]
+            better = sc > best_sc[pi]
+            if better.any():
+                best_sc[pi, better] = sc[better]
+                best_turn[pi, better] = ti
+                best_k[pi, better] = ks[better]
+                best_at[pi, better] = flat[:, ks[better]].T
+    best: dict[int, tuple] = {}
+    for pi in range(len(resps)):
+        for j, (value, pattern) in enumerate(_PATTERNS):
+            sc = float(best_sc[pi, j])
+            if value in best:
+                prev = best[value]
+                # a later polarity, or a later variant found at an earlier turn, wins only when strictly better
+                if not (sc > prev[0] or (sc == prev[0] and prev[-1] == pi and best_turn[pi, j] < prev[-2])):
+                    continue
+            v, u = divmod(int(best_k[pi, j]), bw)
+            on, off = _PATTERN_PLACES[j]
+            turn = float(turns[best_turn[pi, j]])
+            offs = _lattice_offsets(turn, pitch * side_px)
+            best[value] = (sc, (u + bx0, v + by0), turn, float(best_at[pi, j, on].min()), offs[on], resps[pi],
+                           float(best_at[pi, j, off].max()), pattern, int(best_turn[pi, j]), pi)
     if not best:
         return None
     lab = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 0.1 * side_px)
     ranked = sorted(best.items(), key=lambda kv: -kv[1][0])
     passing = []
     for value, cand in ranked:
-        sc, (u, v), turn, weakest, on_offs, resp, worst_off, pattern = cand
+        sc, (u, v), turn, weakest, on_offs, resp, worst_off, pattern = cand[:8]
         t = math.radians(turn)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         face_pts = [(_LATTICE[i] @ rot.T) * pitch * side_px for i in range(9) if i not in pattern]
@@ -875,7 +1045,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
             passing.append((value, cand, spread))
     if not passing:
         return None
-    value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, _), face_spread = passing[0]
+    value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, *_), face_spread = passing[0]
     # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
     # crop can make a worse "2" there; that is no rival reading of this face)
     rivals = [c[0] for _, c, _ in passing[1:] if math.dist(c[1], (u, v)) <= 0.45 * side_px]

@@ -1,7 +1,10 @@
 """Know when a roll has come to rest, and when the dice are picked up, from a stream of frames.
 
 A cheap motion measure runs on every frame (a small blurred grey copy compared with the previous one).
-Dice moving → still for ``still_frames`` frames → the dice are read once → one ``RollSettled``. The
+Dice moving → still for ``still_frames`` frames → the dice are read once → one ``RollSettled``. A reader
+that can read ahead (``prefetch``, the roll reader) starts that read on the first quiet frame, so its CPU
+time overlaps the debounce; the decision still waits for ``still_frames`` quiet frames and takes the read
+only when the view has not changed since. The
 still frame is also compared with the last quiet view of the table: when a large part of it differs
 (a hand or an arm is over the board) the watcher waits instead of reading. When the dice of a settled
 roll are gone, ``DicePickedUp``.
@@ -36,7 +39,10 @@ class SettleConfig:
     motion_blur: int = 5
     pixel_threshold: int = 18  # grey-level change that counts as motion
     moving_fraction: float = 0.0015  # fraction of pixels changed: something moves
-    still_frames: int = 4  # consecutive quiet frames before reading (4 at 30 fps = 133 ms)
+    still_frames: int = 4  # consecutive quiet frames before deciding (4 at 30 fps = 133 ms)
+    # a reader that can read ahead (``prefetch``) is given the frame after this many quiet frames: the read
+    # runs while the debounce goes on, and the decision reuses it when nothing moved since (0 = off)
+    read_ahead: int = 1
     occlusion_fraction: float = 0.06  # changed area vs. the quiet table that means a hand is in view
     expected_dice: int = 2
     # a die that moved less than this (fraction of its size) is the same die as before
@@ -164,6 +170,8 @@ class RollWatcher:
         if self._still >= self.config.still_frames:
             self._quiet_frame = frame
         if self._still < self.config.still_frames or not self._moved:
+            if self._moved and self._still == self.config.read_ahead:
+                self._read_ahead(frame)
             return []
         # quiet long enough after some motion: decide once
         events: list[Event] = []
@@ -196,6 +204,21 @@ class RollWatcher:
         self._settled = readings
         events.append(self._decide(readings, idx, t))
         return events
+
+    def _read_ahead(self, frame: np.ndarray) -> None:
+        """Start the read of a roll that may be at rest: a reader with ``prefetch`` (the roll reader) reads
+        this frame now and answers the decision ``still_frames`` frames later from it, when the view has
+        not changed since; the decision itself still waits for the whole debounce."""
+        prefetch = getattr(self.reader, "prefetch", None)
+        if not callable(prefetch):
+            return
+        use_reference = getattr(self.reader, "use_reference", None)
+        if callable(use_reference) and self.before_motion is not None:
+            use_reference(self.before_motion)
+        try:
+            prefetch(frame)
+        except DiceVisionError:
+            pass  # the decision reads the frame itself
 
     def _same_dice(self, a: Sequence[DiceReading], b: Sequence[DiceReading]) -> bool:
         if len(a) != len(b):

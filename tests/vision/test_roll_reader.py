@@ -172,3 +172,135 @@ def test_judge_dice_void_before_unclear_and_unclear_before_valid():
     reading = DieSeen(4, "cocked", "ok", (1.0, 2.0), (0.0, 0.0), 0.9, "tilted",
                       DiceReading(4, (1.0, 2.0), (), 0.9, "flat")).as_reading()
     assert reading.value is None and reading.status == "cocked"
+
+
+# -- reading ahead and what is no arrival (the latency work: benchmarks/bench_roll.py) ---------------------
+def _table(camera="default", seed=3):
+    """A renderer, the empty board's scene and its reference frame, and a reader knowing the checkers."""
+    base = Scene.from_position(Position.initial(), dice=())
+    r = renderer_for(Camera.preset(camera), base)
+    ref, _ = r.render(base, seed=seed)
+    reader = RollReader(calibrate_from_markers(ref))
+    reader.set_reference(ref, checker_centres(base))
+    return r, base, ref, reader
+
+
+def _count_reads(monkeypatch, reader) -> list:
+    calls: list = []
+    real = reader._read
+    monkeypatch.setattr(reader, "_read", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def test_a_read_ahead_answers_the_read_when_nothing_moved_since(monkeypatch):
+    r, base, ref, reader = _table()
+    scene = replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82)))
+    img, _ = r.render(scene, seed=4)
+    later, _ = r.render(scene, seed=5)  # the next quiet frame: the same dice, other sensor noise
+    calls = _count_reads(monkeypatch, reader)
+    reader.prefetch(img)
+    assert len(calls) == 1 and reader.last is None  # read, not delivered
+    reader.set_reference(reader._reference_src)  # the watcher's hook again with the same frame: kept
+    rr = reader.read(later)
+    assert len(calls) == 1 and reader.last is rr
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(ref, checker_centres(base))
+    assert rr == fresh.read(img)
+
+
+def test_a_read_ahead_is_dropped_when_a_die_moved_or_the_reference_changed(monkeypatch):
+    r, base, ref, reader = _table()
+    img, _ = r.render(replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82))), seed=4)
+    moved, _ = r.render(replace(base, dice=(Die(5, pose_seed=83), Die(2, pose_seed=82))), seed=5)
+    calls = _count_reads(monkeypatch, reader)
+    reader.prefetch(img)
+    rr = reader.read(moved)  # a die rolled on after the read-ahead: the frame is read again
+    assert len(calls) == 2
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(ref, checker_centres(base))
+    assert rr == fresh.read(moved)
+    reader.prefetch(img)
+    reader.set_reference(ref.copy(), checker_centres(base))  # another reference: the read-ahead is stale
+    reader.read(img)
+    assert len(calls) == 4
+    reader.prefetch(img)
+    reader.read(img, roller="top")  # asked for another roller than read ahead
+    assert len(calls) == 6
+
+
+def _spy_grid(monkeypatch) -> list:
+    import tablecompanion.vision.roll_reader as rr_mod
+
+    calls: list = []
+    real = rr_mod.grid_read
+    monkeypatch.setattr(rr_mod, "grid_read", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def test_dice_picked_up_after_the_reference_are_not_searched_again(monkeypatch):
+    """A re-throw often starts before the table is still again, so the board before it still shows the
+    last throw's dice: where they lay the frame changed, but nothing arrived there."""
+    r, base, ref, reader = _table()
+    first = replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82)))
+    second = replace(base, dice=(Die(6, pose_seed=91), Die(1, pose_seed=92)))
+    img1, t1 = r.render(first, seed=4)
+    img2, t2 = r.render(second, seed=5)
+    rr1 = reader.read(img1)
+    assert len(rr1.dice) == 2
+    reader.set_reference(img1, checker_centres(base))  # the board before the re-throw: the old dice on it
+    grids = _spy_grid(monkeypatch)
+    rr2 = reader.read(img2)
+    with_history = len(grids)
+    fresh = RollReader(reader.calibration)  # the same read without knowing where the last dice lay
+    fresh.set_reference(img1, checker_centres(base))
+    rr_fresh = fresh.read(img2)
+    assert with_history < len(grids) - with_history
+    assert rr2.verdict == rr_fresh.verdict and rr2.values == rr_fresh.values
+    old = [d["board_mm"][:2] for d in t1["dice"]]
+    assert all(min(math.dist(d.board_mm, p) for p in old) > 12 for d in rr2.dice
+               if min(math.dist(d.board_mm, q["board_mm"][:2]) for q in t2["dice"]) > 12)
+
+
+def test_a_die_landing_where_the_last_one_lay_is_still_read():
+    r, base, ref, reader = _table()
+    img1, t1 = r.render(replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82))), seed=4)
+    rr1 = reader.read(img1)
+    assert len(rr1.dice) == 2
+    x, y = t1["dice"][0]["board_mm"][:2]
+    x += 10.0  # overlapping the old die's place (exactly on it, the two faces differ only at a few pips)
+    img2, t2 = r.render(replace(base, dice=(Die(3, x=x, y=y, pose_seed=93), Die(6, pose_seed=94))), seed=5)
+    reader.set_reference(img1, checker_centres(base))
+    rr2 = reader.read(img2)
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(img1, checker_centres(base))
+    assert (rr2.verdict, rr2.values) == (lambda f: (f.verdict, f.values))(fresh.read(img2))
+    assert any(math.dist(d.board_mm, (x, y)) < 8 for d in rr2.dice)
+
+
+def test_a_change_an_earlier_still_view_already_showed_is_not_searched(monkeypatch):
+    """The runner's empty-table view after the pick-up is fresher than the board before the throw's motion
+    when the play ran into the throw: what changed between the two (a checker pushed aside, here a
+    die-sized spot) changed before the throw and is not searched for a die face."""
+    r, base, ref, reader = _table()
+    scene = replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82)))
+    img, _ = r.render(scene, seed=7)
+    empty_after, _ = r.render(base, seed=6)
+    x, y = (float(v) for v in reader.calibration.board_to_image([(560.0, 250.0)])[0])
+    for frame in (img, empty_after):  # something die-sized arrived before the throw, and stays
+        cv2.circle(frame, (int(x), int(y)), 9, (40, 60, 140), -1, cv2.LINE_AA)
+    reader.set_reference(empty_after)  # the runner's view after the pick-up
+    reader.set_reference(ref, checker_centres(base))  # the board before the throw's motion (older)
+    grids = _spy_grid(monkeypatch)
+    rr = reader.read(img)
+    with_view = len(grids)
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(ref, checker_centres(base))
+    rr_fresh = fresh.read(img)
+    without = len(grids) - with_view
+    assert with_view < without
+    assert (rr.verdict, rr.values) == (rr_fresh.verdict, rr_fresh.values)
+    # once a read is delivered the views before it are forgotten: the spot is searched again
+    reader.set_reference(ref.copy(), checker_centres(base))
+    before = len(grids)
+    reader.read(img)
+    assert len(grids) - before == without

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry
-from tablecompanion.vision.dice import DiceConfig, DiceReading
+from tablecompanion.vision.dice import DiceConfig, DiceReading, read_dice
 from tablecompanion.vision.dice_synth import DieSpec, draw_die, table
 from tablecompanion.vision.settle import DicePickedUp, Occluded, RollSettled, RollWatcher, SettleConfig, judge_roll
 
@@ -132,3 +132,75 @@ def test_debounce_is_configurable():
     frames = [_frame()] * 5 + moving + [_frame(rest)] * 20
     (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
     assert roll.frame_index == 5 + len(moving) - 1 + 8
+
+
+class _AheadReader:
+    """A reader that can read ahead: records which frames it was given (by their index in the footage)."""
+
+    def __init__(self, frames):
+        self.index = {id(f): i for i, f in enumerate(frames)}
+        self.ahead, self.read, self.references = [], [], []
+
+    def prefetch(self, frame):
+        self.ahead.append(self.index[id(frame)])
+
+    def use_reference(self, frame):
+        self.references.append(self.index[id(frame)])
+
+    def __call__(self, frame, config=None):
+        self.read.append(self.index[id(frame)])
+        return read_dice(frame, PIPS)
+
+
+def _footage():
+    moving, rest = _roll()
+    return [_frame() for _ in range(6)] + moving + [_frame(rest) for _ in range(12)], 6 + len(moving) - 1
+
+
+def test_the_read_ahead_starts_on_the_first_quiet_frame_and_the_decision_waits_the_debounce():
+    frames, last_moving = _footage()
+    plain = RollWatcher(config=SettleConfig(read_ahead=0), dice_config=PIPS)
+    (expected,) = [e for e in _run(plain, frames) if isinstance(e, RollSettled)]
+    reader = _AheadReader(frames)
+    w = RollWatcher(dice_config=PIPS, reader=reader)
+    (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
+    assert (roll.frame_index, roll.values, roll.verdict) == (expected.frame_index, expected.values, expected.verdict)
+    assert roll.frame_index == last_moving + w.config.still_frames
+    assert last_moving + 1 in reader.ahead and roll.frame_index in reader.read
+    # the reference the read-ahead used is the board before the throw, as at the decision
+    assert reader.references and max(reader.references) < 6
+    off = _AheadReader(frames)
+    _run(RollWatcher(config=SettleConfig(read_ahead=0), dice_config=PIPS, reader=off), frames)
+    assert off.ahead == []
+
+
+def test_dice_that_move_after_the_read_ahead_are_read_on_the_decision_frame(monkeypatch):
+    """The read-ahead is only a head start: a die that rolls on after it is read where it comes to rest."""
+    from dataclasses import replace
+
+    from tablecompanion.calibration import calibrate_from_markers
+    from tablecompanion.rules.position import Position
+    from tablecompanion.sim import Camera, Die, Scene
+    from tablecompanion.sim.render import renderer_for
+    from tablecompanion.vision.roll_eval import checker_centres
+    from tablecompanion.vision.roll_reader import RollReader
+
+    base = Scene.from_position(Position.initial(), dice=())
+    r = renderer_for(Camera.preset("default"), base)
+    empty, _ = r.render(base, seed=1)
+    air = [r.render(replace(base, dice=(Die(5, pose_seed=80 + k), Die(2, pose_seed=90 + k))), seed=2 + k)[0]
+           for k in range(2)]
+    paused, _ = r.render(replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82))), seed=5)
+    rest, truth = r.render(replace(base, dice=(Die(4, pose_seed=83), Die(2, pose_seed=82))), seed=6)
+    reader = RollReader(calibrate_from_markers(empty))
+    reader.set_reference(empty, checker_centres(base))
+    reads: list = []
+    real = reader._read
+    monkeypatch.setattr(reader, "_read", lambda frame, *a, **k: reads.append(frame) or real(frame, *a, **k))
+    w = RollWatcher(config=SettleConfig(motion_width=640, moving_fraction=0.0001), reader=reader)
+    frames = [empty] * 6 + air + [paused] * 2 + [rest] * 6
+    (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
+    assert roll.frame_index == 6 + len(air) + 2 + w.config.still_frames  # the first frame at rest moved
+    assert sorted(roll.values) == sorted(d["top_value"] for d in truth["dice"]) == [2, 4]
+    # (the first quiet frames of the empty board were read ahead too: nothing there)
+    assert [id(f) for f in reads if f is not empty] == [id(paused), id(rest)]  # the decision reused the last
