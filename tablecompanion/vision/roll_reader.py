@@ -109,6 +109,7 @@ class RollReaderConfig:
     departed_near: float = 1.5  # die sides from a die of the last read
     departed_share: float = 0.1  # at most this share of the blob's pixels differing from that earlier view
     max_views: int = 3  # replaced references kept
+    same_board: float = 1.0  # die faces of change (noise) between two references whose checkers are the same
     # a read done ahead (``prefetch``) is reused when the frame to read differs from the one read ahead in
     # at most this many die faces of changed area (sensor noise; a die moving changes far more)
     prefetch_tolerance: float = 0.1
@@ -285,7 +286,7 @@ class RollReader:
         self._gain = 1.0
         self.checkers_mm: np.ndarray = np.zeros((0, 2))
         self.last: RollReading | None = None
-        self._checkers_pending = False
+        self._checker_boards: list[tuple[np.ndarray, float, np.ndarray]] = []  # (board, level, checkers found)
         self.crops_read = 0
         self._reference_src: np.ndarray | None = None  # the frame object the reference was made from
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
@@ -324,7 +325,8 @@ class RollReader:
     # -- the reference ----------------------------------------------------------------------------
     def set_reference(self, frame: np.ndarray, checkers_mm: Sequence[tuple[float, float]] | None = None) -> None:
         """The still board before the throw. ``checkers_mm``: where checkers stand (board mm), when the
-        caller knows the position; otherwise they are found in the reference (checker discs)."""
+        caller knows the position; otherwise they are found in the reference (checker discs), once per
+        board (:meth:`_checkers_on`)."""
         if frame is self._reference_src and checkers_mm is None:
             return  # the same frame again (the watcher's hook at read-ahead and at the decision): keep what was found
         src = frame
@@ -336,9 +338,42 @@ class RollReader:
         self._reference_src = src
         self._reference_level = None  # its median green level in the search area, once needed
         self._pending = None
-        self._checkers_pending = checkers_mm is None  # found in the reference at the next read (lazily:
-        if checkers_mm is not None:                   # references are refreshed far more often than read)
+        if checkers_mm is not None:
             self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
+        else:
+            self.checkers_mm = self._checkers_on(frame)
+
+    def _checkers_on(self, frame: np.ndarray) -> np.ndarray:
+        """The checkers of the reference: those found on an earlier reference of the same board (only the
+        last throw's dice may differ, :meth:`_same_board`), else found now. References come far more often
+        than the board changes (the runner refreshes its empty-table view every few quiet frames), so
+        finding them here, once per board, keeps the search off the roll's read."""
+        for board, level, found in self._checker_boards:
+            if self._same_board(board, level):
+                return found
+        found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
+        level = _masked_median(self.reference, self.search_mask)
+        self._checker_boards = ([(self.reference, level, found)] + self._checker_boards)[:3]
+        return found
+
+    def _same_board(self, board: np.ndarray, level: float) -> bool:
+        """The reference shows the checkers as ``board`` does: what differs is at most ``same_board`` die
+        faces of change, besides die-sized changes where the last read's dice lay (old dice on one of them)."""
+        c, s = self.config, self.config.diff_scale
+        mask, _ = self._changed(self.reference, board, level)
+        n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        face = self._face_px_small
+        dice_px = []
+        if self._previous is not None and n > 1:
+            dice_px = [tuple(p * s) for p in self.plane_to_image(self._previous.dice_mm)]
+        near = 1.5 * math.sqrt(face)  # 1.5 die sides, in half-size px
+        other = 0
+        for i in range(1, n):
+            area = int(stats[i, cv2.CC_STAT_AREA])
+            if area <= 3 * face and any(math.dist(centres[i], d) < near for d in dice_px):
+                continue  # the last throw's die (and shadow), on one board and not the other
+            other += area
+        return other <= c.same_board * face
 
     def _find_checkers(self, frame: np.ndarray) -> list[tuple[float, float]]:
         from tablecompanion.vision.board_reader import warp_board
@@ -486,9 +521,6 @@ class RollReader:
               expected: int | None) -> tuple[RollReading, "_LastDice | None"]:
         c = self.config
         expected = expected if expected is not None else 2
-        if self._checkers_pending:
-            self.checkers_mm = np.asarray(self._find_checkers(self.reference_full), np.float64).reshape(-1, 2)
-            self._checkers_pending = False
         blobs, total = self.changed_blobs(frame, small)
         self._small_now, self._seen = small, {}
         if total > c.occlusion_area:

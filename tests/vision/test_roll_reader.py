@@ -304,3 +304,31 @@ def test_a_change_an_earlier_still_view_already_showed_is_not_searched(monkeypat
     before = len(grids)
     reader.read(img)
     assert len(grids) - before == without
+
+
+def test_checkers_are_found_once_per_board(monkeypatch):
+    """References come every few quiet frames; the checker search runs again only when the board changed
+    (dice arriving or leaving do not change where the checkers stand)."""
+    base = Scene.from_position(Position.initial(), dice=())
+    r = renderer_for(Camera.preset("default"), base)
+    frames = [r.render(base, seed=s)[0] for s in (1, 2)]
+    with_dice, _ = r.render(replace(base, dice=(Die(5, pose_seed=81), Die(2, pose_seed=82))), seed=3)
+    played = Scene.from_position(Position.initial().apply(Position.initial().parse_play("13/7 8/7", (6, 1))), dice=())
+    after_play, _ = r.render(played, seed=4)
+    reader = RollReader(calibrate_from_markers(frames[0]))
+    finds: list = []
+    real = reader._find_checkers
+    monkeypatch.setattr(reader, "_find_checkers", lambda f: finds.append(1) or real(f))
+    reader.set_reference(frames[0])
+    first = reader.checkers_mm.copy()
+    assert len(finds) == 1 and len(first) >= 20  # 30 checkers, piles partly hidden
+    assert len(reader.read(with_dice).dice) == 2
+    for frame in (frames[1], with_dice):  # the same board: other sensor noise; the last throw's dice on it
+        reader.set_reference(frame)
+        assert len(finds) == 1 and np.array_equal(reader.checkers_mm, first)
+    reader.set_reference(after_play)  # a checker was moved: found again
+    assert len(finds) == 2
+    seven = [p for p in reader.checkers_mm if min(math.dist(p, q) for q in first) > 20]
+    assert seven, "the checkers on the 7 point are new"
+    reader.set_reference(frames[1])  # back to the first board (an undo): remembered
+    assert len(finds) == 2 and np.array_equal(reader.checkers_mm, first)
