@@ -26,6 +26,9 @@ from tablecompanion.vision.board_reader import BoardReadError, BoardReading, rea
 from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig
 
 SMALL_PX_PER_MM = 0.25
+# the board's outer edge that an arm crosses: narrower than the frame less the reach of a checker's top seen
+# by a steep camera (a checker against the far frame shows over 12-14 mm of a 25 mm frame), which is no arm
+EDGE_MM = 8.0
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
 
@@ -42,6 +45,7 @@ class WatchConfig:
     learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
     absorb_frames: int = 150  # a still change of the band lasting this long is the table, not an arm (5 s at 30 fps)
     flicker_places: int = 2  # at most this many places whose count flickers over a clear, still stretch are marked uncertain
+    idle_every: int = 1  # once the reading is stable and the board still, read only every this many frames (CPU)
 
 
 @dataclass
@@ -84,6 +88,8 @@ class BoardWatcher:
         self._index = -1
         self.state: WatchState | None = None
         self.last: WatchEvent | None = None
+        self.current: WatchEvent | None = None  # the stable reading of the board as it is now; None while it is not
+        self._idle = 0
         self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
         # arms are this watcher's own business (over time, against the bare board): no single-picture check
         self._read_config = replace(self.checker_config, check_arms=False)
@@ -94,6 +100,7 @@ class BoardWatcher:
         self._stale = None
         self._count = 0
         self._window, self._clear = [], 0
+        self.current = None
 
     def feed(self, frame: np.ndarray) -> WatchEvent | None:
         self._index += 1
@@ -101,6 +108,7 @@ class BoardWatcher:
             self.state = WatchState(self._index, False, False, False, "empty frame")
             self._count = 0
             self._window, self._clear = [], 0
+            self.current = None
             return None
         try:
             colour = _small_lab(frame, self.calibration)
@@ -108,6 +116,7 @@ class BoardWatcher:
         except (BoardReadError, CalibrationError) as exc:
             self.state = WatchState(self._index, False, False, False, str(exc))
             self._count = 0
+            self.current = None
             return None
         moving = self._moving(small)
         arm = self._arm(colour)
@@ -118,12 +127,22 @@ class BoardWatcher:
             self._count = 0
             self._candidate = None
             self._window, self._clear = [], 0
+            self.current = None
             return None
+        if self.current is not None and self.config.idle_every > 1:
+            # stable and still: nothing has touched the board since, so read it only now and then
+            self._idle += 1
+            if self._idle % self.config.idle_every:
+                self._count += 1
+                self._clear += 1
+                self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
+                return None
         try:
             reading = read_board(frame, self.calibration, self._read_config)
         except BoardReadError as exc:
             self.state = WatchState(self._index, False, False, False, str(exc))
             self._count = 0
+            self.current = None
             return None
         key = _reading_key(reading)
         if key == self._candidate:
@@ -140,11 +159,17 @@ class BoardWatcher:
             steady = _steady_reading(self._window, self.config.flicker_places)
             if steady is not None:
                 (reading, key), ready = steady, True
-        if ready:
-            if key != self._emitted:
-                self._emitted = key
-                self.last = WatchEvent(self._index, reading, self._count)
-                return self.last
+        if not ready:
+            self.current = None
+            return None
+        if key == self._emitted and self.current is not None:
+            return None
+        self._idle = 0
+        self.current = WatchEvent(self._index, reading, self._count)
+        if key != self._emitted:
+            self._emitted = key
+            self.last = self.current
+            return self.last
         return None
 
     def _moving(self, small: np.ndarray) -> bool:
@@ -224,7 +249,8 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         return m
 
     board = rect_mask(geo.outline)
-    edge = board & ~rect_mask((4 / px_per_mm, 4 / px_per_mm, spec.width - 4 / px_per_mm, spec.height - 4 / px_per_mm))
+    e = EDGE_MM
+    edge = board & ~rect_mask((e, e, spec.width - e, spec.height - e))
     tray_zone = np.zeros_like(board)
     x0o, y0o, x1o, y1o = geo.outline
     for who in ("bottom", "top"):

@@ -96,6 +96,25 @@ def test_a_checker_borne_off_into_the_tray_is_no_arm_but_a_hand_over_the_tray_an
     assert watcher.state.arm
 
 
+@pytest.mark.parametrize("style", ["leather", "tournament"])
+def test_checkers_moved_against_the_far_frame_under_a_steep_camera_are_no_arm(style):
+    """A steep camera sees a checker's top over the far frame (12-14 mm of its 25 mm): checkers moved there
+    changed the board's outer edge band and were taken for an arm until the change was absorbed (5 s of
+    stillness, which a game rarely gives), so the hitting plays of leather/steep footage were scored on the
+    board before them. The far frame here is the top one: the mover sits there."""
+    renderer = Renderer(Camera.preset("steep", width=1280, height=720, tilt_deg=48.0), style, "right", True)
+    before = Position.initial()
+    after = before.parse_play("24/18 24/23", (6, 1)).result().swapped()  # the mover on roll again, at the top
+    watcher = BoardWatcher(truth_calibration(renderer))
+    start = Scene.from_position(before, bottom="opponent", dice=(), style=style)
+    first = [e for e in (watcher.feed(f) for f in _frames(renderer, start, 10)) if e]
+    assert len(first) == 1
+    moved = Scene.from_position(after, bottom="opponent", dice=(), style=style)
+    events = [e for e in (watcher.feed(f) for f in _frames(renderer, moved, 10, seed=10)) if e]
+    assert not watcher.state.arm, watcher.state
+    assert len(events) == 1 and _bottom_arrays(events[0]) == (after.opponent, after.on_roll)
+
+
 def test_a_count_that_flickers_on_a_still_clear_board_is_marked_uncertain_not_waited_on(table, monkeypatch):
     """A pile over a row read 5 in one frame and 6 in the next (leather board, steep camera) never gave 6
     equal readings in a row, so no reading came after the play and the turn was scored on the board before
