@@ -49,8 +49,8 @@ class FootageOperator:
     """``TableRunner(on_frame=...)``: after each frame, settle the turns the footage has finished.
 
     ``turns`` is the list ``iter_match_frames(turns_out=...)`` fills as the footage passes each turn.
-    A turn is settled once the next one is under way (dice thrown, cube handled, a new game set up), so
-    the camera has had its chance to read the dice being picked up.
+    A turn is settled once the next roll is down (or a cube is handled, a new game set up), so the camera
+    has had its chance to read the board after the dice were picked up.
     """
 
     def __init__(self, referee, turns: list, *, source: str = "operator") -> None:
@@ -62,7 +62,9 @@ class FootageOperator:
 
     def __call__(self, image, truth: dict | None) -> None:
         phase = (truth or {}).get("phase")
-        if phase not in ("rolling", "cube", "setup", "game_over"):
+        # as a table's operator would: a turn is entered by hand only once the next roll is down (the camera
+        # reads the board until then), a cube is handled or a new game is set up
+        if phase not in ("settled", "cube", "setup", "game_over"):
             return
         self._settle_pending()
 

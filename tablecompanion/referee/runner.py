@@ -54,13 +54,27 @@ class CameraPipeline:
     ``calibration`` (``tablecompanion.calibration.Calibration``) places dice and reads checkers; without
     it dice placement is unknown (judged on the values alone) and the board reader looks for the board
     itself. ``colours`` says which checker colour each player has (default: bottom player "light").
+
+    With a calibration (and no ``board_reader`` of the caller's), the board is read through a
+    :class:`~tablecompanion.vision.occlusion.BoardWatcher` fed every frame: when the dice are picked up the
+    play is taken from the first reading of a clear, still board after that (a hand still over a point is
+    never read), and while an illegal play's flag is open every new stable reading is offered to the referee
+    as the correction. ``board_wait_frames`` bounds the wait; then the latest clear frame is read alone.
     """
 
     def __init__(self, referee, calibration=None, *, colours: dict | None = None, watcher=None,
                  board_reader: Callable | None = None, locate_dice: bool = True,
-                 calibrate_first_frame: bool = False) -> None:
+                 calibrate_first_frame: bool = False, watch_board: bool = True,
+                 board_wait_frames: int = 90) -> None:
         from tablecompanion.vision.settle import RollWatcher
 
+        self._read_board = board_reader
+        self.watch_board = watch_board and board_reader is None
+        self.board_wait_frames = board_wait_frames
+        self.board_watcher = None
+        self._board_wanted: int | None = None  # frames waited for a stable board since the dice were picked up
+        self._clear_since_pickup = False
+        self._clear_frame = None  # the latest frame the board watcher saw clear (the wait's fallback)
         self.referee = referee
         self.calibration = calibration
         bottom = referee.settings.bottom_player
@@ -77,7 +91,6 @@ class CameraPipeline:
         if watcher is None and not self._calibrate_pending:
             self._make_watcher()
         self.watcher = self.watcher or RollWatcher()
-        self._read_board = board_reader
         self.last_frame = None
         self._new_calibration = None
         self._quiet_frames = 0
@@ -91,9 +104,16 @@ class CameraPipeline:
         from tablecompanion.vision.settle import RollWatcher
 
         cal = self.calibration
+        self.board_watcher = None
+        self._board_wanted = None
         if cal is None:
             self.watcher = RollWatcher()
             return
+        if self.watch_board:
+            from tablecompanion.vision.occlusion import BoardWatcher, WatchConfig
+
+            # the board is read at every clear frame until stable, then only now and then (CPU)
+            self.board_watcher = BoardWatcher(cal, WatchConfig(idle_every=4))
         kwargs = {}
         if self.locate_dice:
             from .camera import DiceLocator
@@ -167,8 +187,11 @@ class CameraPipeline:
             self._calibrate(image)
         self._prepare()
         out = []
+        stable = self._watch_board(image)
         events = self.watcher.feed(image, t)
         loc = self.locator
+        if any(isinstance(ev, RollSettled) for ev in events):
+            out.extend(self._board_now(image, None, now=True))  # the last play before the next roll
         for ev in events:
             if isinstance(ev, RollSettled):
                 if loc is not None:
@@ -177,12 +200,73 @@ class CameraPipeline:
             elif isinstance(ev, DicePickedUp):
                 if loc is not None:
                     loc.dice_gone()
-                obs = self.board_observation(image)
-                obs["type"] = "dice_picked_up"
-                out.append(obs)
+                out.append(self.dice_picked_up(image))
         if loc is not None:
             out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
+        out.extend(self._board_now(image, stable))
         return out
+
+    def _watch_board(self, image):
+        """Feed the board watcher; the new stable reading this frame produced, if any."""
+        bw = self.board_watcher
+        if bw is None:
+            return None
+        try:
+            event = bw.feed(image)
+        except Exception as exc:  # noqa: BLE001 - the board is read alone at pick-up instead
+            log.warning("table %s: board watcher: %s", self.referee.table_id, exc)
+            return None
+        if bw.state is not None and bw.state.clear:
+            self._clear_frame = image
+            if self._board_wanted is not None:
+                self._clear_since_pickup = True
+        return event
+
+    def dice_picked_up(self, image) -> dict:
+        """The dice picked up (seen, or the board's done button): with a board watcher the board follows
+        once it is clear and still."""
+        if self.board_watcher is None:
+            obs = self.board_observation(image)
+            obs["type"] = "dice_picked_up"
+            return obs
+        self._board_wanted = 0
+        self._clear_since_pickup = False
+        self.board_watcher.current = None  # a reading from before the pick-up (dice on the board) will not do
+        return {"type": "dice_picked_up", "frame": image}
+
+    def flush(self) -> list[dict]:
+        """The frames have ended: what is still awaited (the board after a pick-up) from the last clear frame."""
+        if self.last_frame is None:
+            return []
+        return self._board_now(self.last_frame, None, now=True)
+
+    def _board_now(self, image, stable, now: bool = False) -> list[dict]:
+        """The board for the referee: after a pick-up, the first stable reading; or the latest clear frame
+        read alone when none comes in time (``board_wait_frames``, the board busy again after being clear,
+        the next roll already down: ``now``). With an illegal play flagged, each new stable reading (the
+        player correcting it)."""
+        bw = self.board_watcher
+        if bw is None:
+            return []
+        if self._board_wanted is not None:
+            self._board_wanted += 1
+            busy_again = self._clear_since_pickup and not (bw.state is not None and bw.state.clear)
+            if bw.current is not None:
+                reading, frame = bw.current.reading, image
+            elif now or busy_again or self._board_wanted > self.board_wait_frames:
+                reading, frame = None, self._clear_frame if self._clear_frame is not None else image
+            else:
+                return []
+            self._board_wanted = None
+            obs = self.board_observation(frame, reading)
+            obs["type"] = "board"
+            return [obs]
+        flag = self.referee.state.flag
+        if stable is not None and flag is not None and not flag.provisional:
+            obs = self.board_observation(image, stable.reading)
+            obs["type"] = "board"
+            return [obs]
+        return []
 
     def _follow_table(self, image, picked: bool) -> list[dict]:
         """The locator's side of each frame: the dice picked up as soon as their places show the empty
@@ -201,9 +285,7 @@ class CameraPipeline:
             loc.dice_gone()
             if hasattr(w, "_settled"):
                 w._settled = None  # the watcher's own pick-up would repeat this one
-            obs = self.board_observation(image)
-            obs["type"] = "dice_picked_up"
-            out.append(obs)
+            out.append(self.dice_picked_up(image))
             self._clean = True
             loc.set_reference(image)
         elif quiet and self._clean and not loc.dice_down and self._quiet_frames % 5 == 1:
@@ -230,11 +312,12 @@ class CameraPipeline:
                    "top": values[1] if in_bottom[0] else values[0]}
         return [by_side[self.sides["X"]], by_side[self.sides["O"]]]
 
-    def board_observation(self, image) -> dict:
-        """The board in the frame as ``{"board": {"X", "O"}}`` plus the identified play when vision is sure."""
+    def board_observation(self, image, reading=None) -> dict:
+        """The board in the frame (or ``reading`` of it) as ``{"board": {"X", "O"}}`` plus the identified
+        play when vision is sure."""
         obs: dict[str, Any] = {"frame": image}
         try:
-            reading = self._reading(image)
+            reading = reading if reading is not None else self._reading(image)
         except Exception as exc:  # noqa: BLE001 - an unreadable frame: no board, the operator decides
             obs["board_error"] = str(exc)
             return obs
@@ -371,9 +454,7 @@ class TableRunner:
                 continue
             if self._done_pressed.is_set():
                 self._done_pressed.clear()
-                obs = self.pipeline.board_observation(image)
-                obs["type"] = "dice_picked_up"
-                observations.append(obs)
+                observations.append(self.pipeline.dice_picked_up(image))
             for obs in observations:
                 if self._stop.is_set():
                     return self.stats  # stopped while this frame was read: act no more
@@ -389,6 +470,10 @@ class TableRunner:
             self.referee.tick()
             if self._vision_failing():
                 return self._replay_actions()
+        flush = getattr(self.pipeline, "flush", None)
+        if flush is not None and not self._stop.is_set():
+            for obs in flush():  # the frames ended while the board was awaited
+                self._observe(obs)
         if self.on_frame is not None and not self._stop.is_set():
             end = getattr(self.on_frame, "finish", None)
             if end is not None:

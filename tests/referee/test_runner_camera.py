@@ -198,15 +198,15 @@ def test_footage_operator_enters_what_the_camera_missed_and_corrects_what_it_mis
     ref.observe({"type": "roll", "dice": FootageOperator._dice(first)})
     ref.act({"action": "play", "play": first["play"]}, "camera")
     turns.append(first)
-    op(None, {"phase": "rolling"})
+    op(None, {"phase": "settled"})
     # turn 1: the camera misread the roll (a wrong value), nothing else
     second = recs[1]
     wrong = [d % 6 + 1 for d in second["dice"]]
     ref.observe({"type": "roll", "dice": wrong})
     turns.append(second)
-    op(None, {"phase": "moving"})  # not yet: the next turn is not under way
+    op(None, {"phase": "rolling"})  # not yet: the next roll is not down (the camera may still read the board)
     assert len(op.tally.turns) == 1
-    op(None, {"phase": "rolling"})
+    op(None, {"phase": "settled"})
     # turn 2: the camera saw nothing at all
     turns.append(recs[2])
     op.finish()
@@ -272,3 +272,23 @@ def test_serve_finds_a_profile_in_its_data_dir_before_the_default_one(tmp_path, 
         runner.stop()
     with pytest.raises(Exception, match="table-1"):
         start_for_serve(ref, camera=str(frames), calibration="table-1")  # not in the default dir
+
+
+def test_an_illegal_play_is_flagged_from_a_clear_board_and_its_late_correction_read_by_the_camera():
+    """Footage where the first mover misplaces a checker, picks up the dice and the opponent puts it right:
+    the board watcher gives the referee the illegal board once the hands are off it (flagged before the next
+    roll), then the corrected board, which the referee accepts as the correction — all from the camera."""
+    from tablecompanion.referee.runner import demo_runner
+
+    mat = _mat()
+    ref = _referee(mat)
+    runner = demo_runner(ref, mat, realtime=False, max_turns=2, inject="illegal:1.0,correction:0.0", seed=0)
+    runner.run()
+    assert runner.pipeline.board_watcher is not None
+    kinds = [d.get("decision") for d in runner.stats.log]
+    assert "illegal_play_flagged" in kinds, kinds
+    assert "correction_accepted" in kinds, kinds
+    assert kinds.index("illegal_play_flagged") < kinds.index("correction_accepted")
+    # the correction came before the opponent's roll was read, and the camera read the plays
+    tally = runner.operator.tally.turns
+    assert [t["play"] for t in tally] == ["camera", "camera"], tally
