@@ -21,14 +21,17 @@ SHIFT = 4  # fixed-point bits for sub-pixel polygon drawing
 TEXTURE_SEED = 20240517  # the same physical board in every frame, whatever the frame seed
 TABLE_DEPTH_MM = 40.0  # the board's thickness: the table top lies this far below the playing surface
 LAMP_RADIUS_MM = 90.0  # the lamp's shade: how soft the board's shadow on the table is
+RIM_HEIGHT_MM = 6.0  # how far the frame and bar would stand above the playing surface (painted, not raised)
 
 
 def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: float, margin: float,
-                table: bool = True) -> np.ndarray:
+                table: bool = True, view=None, light_mm=None) -> np.ndarray:
     """The board and the table around it, seen from straight above, ``scale`` px/mm, as uint8 BGR.
 
     Pixel (0, 0) is board mm (-margin, -margin). ``table=False`` leaves the table out (a flat colour):
-    the renderer takes the table from ``paint_table``, which lies lower.
+    the renderer takes the table from ``paint_table``, which lies lower. ``view`` (the camera's centre,
+    world mm) paints the inner faces of the frame and bar that camera would see (``_inner_faces``), lit
+    by the lamp at ``light_mm``.
     """
     rng = np.random.default_rng(TEXTURE_SEED)
     s = geo.spec
@@ -121,6 +124,8 @@ def paint_board(geo: BoardGeometry, style: BoardStyle, markers: bool, scale: flo
     outside[by0 - ry0:by1 - ry0, bx0 - rx0:bx1 - rx0] = 0
     img[ry0:ry1, rx0:rx1] *= (1 - 0.45 * edge * outside)[..., None]
 
+    if view is not None:
+        _inner_faces(img, geo, style, scale, margin, view, light_mm)
     if markers:
         _paint_markers(img, geo, px, scale)
     return np.clip(img, 0, 255).astype(np.uint8)
@@ -188,6 +193,77 @@ def _skip_table_draws(rng: np.random.Generator, shape: tuple[int, int], scale: f
     grid(50 * scale)
     rng.uniform(-1, 1, (max(2, h // max(1, int(2 * scale))), max(2, w // max(1, int(40 * scale)))))
     grid(300 * scale)
+
+
+def _inner_faces(img: np.ndarray, geo: BoardGeometry, style: BoardStyle, scale: float, margin: float, view,
+                 light_mm, rim: float | None = None) -> None:
+    """Paint, over the playing surface, the inner faces of the frame and the bar that the camera at
+    ``view`` would see if they stood ``rim`` mm above the surface (they do not: everything stays in the
+    plane z = 0 for the calibration). A face is where the camera's rays through the rim's top edge and
+    its foot meet that plane; it is the frame's wood, darker towards its foot, lit by how it faces the
+    lamp, with a dark seam where it meets the surface."""
+    s = geo.spec
+    rim = RIM_HEIGHT_MM if rim is None else rim
+    cx, cy, cz = (float(v) for v in view)
+    depth = -cz  # the camera's height above the board
+    if depth <= rim:
+        return
+    lx, ly, lh = (float(v) for v in (light_mm if light_mm is not None else (s.width / 2, s.height / 2, 1200.0)))
+    f = s.frame_width
+    bx0, _, bx1, _ = geo.bar
+    # (edge start, edge end, normal pointing from the raised wood into the low surface)
+    edges = [((f, f), (bx0, f), (0.0, 1.0)), ((bx1, f), (s.width - f, f), (0.0, 1.0)),  # the far frame's face
+             ((f, s.height - f), (bx0, s.height - f), (0.0, -1.0)),  # (the bar is as high as the frame)
+             ((bx1, s.height - f), (s.width - f, s.height - f), (0.0, -1.0)),
+             ((f, f), (f, s.height - f), (1.0, 0.0)),
+             ((s.width - f, f), (s.width - f, s.height - f), (-1.0, 0.0)),
+             ((bx0, f), (bx0, s.height - f), (-1.0, 0.0)),  # the bar's sides
+             ((bx1, f), (bx1, s.height - f), (1.0, 0.0))]
+    rng = np.random.default_rng(TEXTURE_SEED + 3)
+    H, W = img.shape[:2]
+    k = rim / (depth + rim)  # a point at the rim's foot appears this share of the way towards the camera
+
+    def foot(x: float, y: float) -> tuple[float, float]:
+        return x + (cx - x) * k, y + (cy - y) * k
+
+    for a, b, (nx, ny) in edges:
+        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        if (cx - mid[0]) * nx + (cy - mid[1]) * ny <= 0:
+            continue  # faces away from the camera
+        fa, fb = foot(*a), foot(*b)
+        # only the part that shows beyond the edge, towards the low surface
+        quad = np.float32([a, b, fb, fa])
+        qpx = (quad + margin) * scale
+        x0, y0 = np.floor(qpx.min(axis=0)).astype(int) - 2
+        x1, y1 = np.ceil(qpx.max(axis=0)).astype(int) + 3
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(W, x1), min(H, y1)
+        if x1 - x0 < 1 or y1 - y0 < 1:
+            continue
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        cv2.fillConvexPoly(mask, np.round((qpx - (x0, y0)) * 16).astype(np.int32), 1.0, cv2.LINE_AA, 4)
+        # t: 0 at the top edge, 1 at the foot
+        yy, xx = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+        X, Y = xx / scale - margin, yy / scale - margin
+        if nx == 0:  # a horizontal edge: its foot's offset changes along x
+            off = (cy - Y * 0 - a[1]) * k
+            t = np.clip((Y - a[1]) / np.where(np.abs(off) < 1e-3, 1e-3, off), 0, 1)
+        else:
+            off = (cx - a[0]) * k
+            t = np.clip((X - a[0]) / (off if abs(off) > 1e-3 else 1e-3), 0, 1)
+        along_x = nx == 0
+        wood = textures.wood(mask.shape, style.frame_colour, rng, along_x=along_x, scale=scale)
+        # Lambert from the lamp, through the middle of the face
+        px_, py_, pz_ = mid[0], mid[1], rim / 2
+        dx, dy, dz = lx - px_, ly - py_, lh + pz_
+        facing = max(0.0, (nx * dx + ny * dy) / float(np.sqrt(dx * dx + dy * dy + dz * dz)))
+        lit = 0.55 + 0.9 * facing
+        shade = lit * (1.0 - 0.35 * t ** 1.5) * (1.0 + 0.18 * np.exp(-(t / 0.12) ** 2))  # lip at the top
+        face = wood * shade[..., None]
+        seam = np.exp(-((1.0 - t) * max(1.0, float(np.abs(off).mean()) * scale) / 1.2) ** 2) * mask
+        roi = img[y0:y1, x0:x1]
+        m = mask[..., None]
+        roi[:] = roi * (1 - m) + face * m
+        roi *= (1.0 - 0.4 * seam)[..., None]
 
 
 def _relief(img: np.ndarray, raised: np.ndarray, scale: float) -> np.ndarray:

@@ -31,6 +31,12 @@ CUBE_SIZE_MM = 26.0
 CUBE_VALUES = (2, 4, 8, 16, 32, 64)
 SHADOW_STRENGTH = 0.42
 NOISE_PAD = 96
+# The webcam's processing (see Renderer._develop, _chromatic and the noise bank).
+WEBCAM_SATURATION = 0.8
+WEBCAM_SHARPEN = 0.7
+WEBCAM_SHARPEN_SIGMA = 1.2
+BLACK_LEVEL = 0.025
+CHROMATIC = 0.0012
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
 
@@ -55,11 +61,20 @@ class Renderer:
         X, Y = self.model.rays_to_plane(rays, 0.0)
         self.px_per_mm = 1.0 / self.model.mm_per_pixel_at_centre(self.spec)
         scale = float(np.clip(1.6 * self.px_per_mm, 0.8, 4.0))
-        self.albedo, self.light = self._paint_scene(rays, X, Y, scale)
+        # light: what falls on the surface each pixel sees; air_light: on something above the board there
+        # (dice, hands, a held checker), which the walls' and the table's shading must not mark.
+        self.albedo, self.light, self.air_light = self._paint_scene(rays, X, Y, scale)
         self.light_pos = np.array([self.camera.light_mm[0], self.camera.light_mm[1], -self.camera.light_mm[2]])
         noise_rng = np.random.default_rng(7)
         bank = noise_rng.normal(0, self.camera.noise, (h + NOISE_PAD, w + NOISE_PAD, 3)).astype(np.float32)
         bank = cv2.GaussianBlur(bank, (0, 0), 0.5) * 1.6  # demosaicing correlates neighbouring pixels
+        # Chroma noise: blotches of colour a few pixels across (the denoiser smooths grain, not colour).
+        chroma = noise_rng.normal(0, self.camera.noise * 1.3, (h + NOISE_PAD, w + NOISE_PAD, 3)).astype(np.float32)
+        chroma = cv2.GaussianBlur(chroma, (0, 0), 1.6) * 2.2
+        chroma -= chroma.mean(axis=2, keepdims=True)
+        bank += chroma
+        if WEBCAM_SHARPEN > 0:  # the noise goes through the sharpening too
+            bank = bank * (1 + WEBCAM_SHARPEN) - cv2.GaussianBlur(bank, (5, 5), WEBCAM_SHARPEN_SIGMA) * WEBCAM_SHARPEN
         self.noise_pos = np.clip(bank, 0, 255).astype(np.uint8)
         self.noise_neg = np.clip(-bank, 0, 255).astype(np.uint8)
         sprite_px = int(max(24, round(self.spec.checker_diameter * self.px_per_mm * 2)))
@@ -74,6 +89,12 @@ class Renderer:
         self._pose_cache: dict = {}
         self._layer_key = None
         self._layer: np.ndarray | None = None
+        self._layer_raw: np.ndarray | None = None  # the same before the camera's processing
+        self._dirty: list | None = None  # per frame: the picture rectangles drawn over the static layer
+        sat = WEBCAM_SATURATION
+        luma = np.array([[0.114, 0.587, 0.299]], np.float32)
+        matrix = (sat * np.eye(3, dtype=np.float32) + (1 - sat) * np.repeat(luma, 3, axis=0)) * (1 - BLACK_LEVEL)
+        self._colour_matrix = np.hstack([matrix, np.full((3, 1), BLACK_LEVEL * 255, np.float32)]).astype(np.float32)
         self._layer_checkers: list = []
         self._layer_truth: dict = {}
         self.static_renders = 0  # how often the static layer was rebuilt (benchmarks read it)
@@ -87,7 +108,8 @@ class Renderer:
         depth = board_paint.TABLE_DEPTH_MM
         c = self.model.centre
         # The board's top: painted over the outline and a few mm more (the table comes from below).
-        texture = board_paint.paint_board(self.geo, self.style, self.markers, scale, 12.0, table=False)
+        texture = board_paint.paint_board(self.geo, self.style, self.markers, scale, 12.0, table=False,
+                                          view=self.model.centre, light_mm=self.camera.light_mm)
         board = board_paint.warp_to_camera(texture, X, Y, scale, 12.0).astype(np.float32)
         inside_mm = np.minimum(np.minimum(X, sw - X), np.minimum(Y, sh - Y))
         cover = np.clip(inside_mm * self.px_per_mm + 0.5, 0, 1)
@@ -133,7 +155,8 @@ class Renderer:
         r2 = ((xx - ww / 2) ** 2 + (yy - hh / 2) ** 2) / ((ww / 2) ** 2 + (hh / 2) ** 2)
         vig = (1 - cam.vignette * r2)[..., None]
         gain = np.array(cam.white_balance, np.float32) * cam.exposure * 1.18
-        return np.clip(albedo, 0, 255).astype(np.uint8), (light * vig * gain).astype(np.float32)
+        return (np.clip(albedo, 0, 255).astype(np.uint8), (light * vig * gain).astype(np.float32),
+                (top_light * vig * gain).astype(np.float32))
 
     def _irradiance(self, x: np.ndarray, y: np.ndarray, z: np.ndarray, normal, ambient_share: float = 1.0) -> np.ndarray:
         """Light falling on surface points (mm, z down) with one normal: the lamp (a warm point light whose
@@ -188,9 +211,11 @@ class Renderer:
         return out
 
     def static_layer(self, scene: Scene) -> np.ndarray:
+        """The board with its checkers and cube, lit, as the camera delivers it (developed, no noise)."""
         key = scene.checkers_key()
         if key != self._layer_key:
-            self._layer, self._layer_checkers, self._layer_truth = self._build_static(scene)
+            self._layer_raw, self._layer_checkers, self._layer_truth = self._build_static(scene)
+            self._layer = self._develop(self._chromatic(self._layer_raw))
             self._layer_key = key
             self.static_renders += 1
         return self._layer
@@ -252,6 +277,7 @@ class Renderer:
         y1 = min(h, int(every[:, 1].max()) + pad)
         if x1 <= x0 or y1 <= y0:
             return
+        self._note_dirty(x0, y0, x1, y1)
         off = np.float32([x0, y0])
         soft = np.zeros((y1 - y0, x1 - x0), np.uint8)
         for poly in polys:
@@ -388,6 +414,7 @@ class Renderer:
         visible = []
         if x1 <= x0 or y1 <= y0:
             return hull, visible
+        self._note_dirty(x0, y0, x1, y1)
         pw, ph = x1 - x0, y1 - y0
         off = np.float32([x0, y0])
         body_mask = np.zeros((ph, pw), np.uint8)
@@ -414,7 +441,7 @@ class Renderer:
         if alpha < 1.0:
             a = a * alpha
         if lit:
-            rgb *= self.light[y0:y1, x0:x1]
+            rgb *= self.air_light[y0:y1, x0:x1]
         if mx > 0.5 or my > 0.5:
             kern = _line_kernel(motion_px)
             rgb = cv2.filter2D(rgb * a[..., None], -1, kern)
@@ -439,7 +466,9 @@ class Renderer:
         if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
             raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")
         rng = np.random.default_rng(seed)
-        img = self.static_layer(scene).copy()
+        self.static_layer(scene)
+        img = self._layer_raw.copy()
+        self._dirty = []
         truth = self._base_truth(scene)
         poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
@@ -465,11 +494,10 @@ class Renderer:
         else:
             truth["hand_mask"] = None
             truth["hands"] = []
+        img = self._develop_dirty(img)
         if shade is not None:
             truth["shade"] = self._apply_shade(img, *shade)
-        if abs(gain - 1.0) > 1e-3:
-            img = cv2.convertScaleAbs(img, alpha=gain)
-        img = self.finish(img, rng, encode=encode)
+        img = self.finish(img, rng, encode=encode, gain=gain)
         truth["seed"] = seed
         return img, truth
 
@@ -524,13 +552,63 @@ class Renderer:
             avoid.append((pose.centre[0], pose.centre[1], self.spec.die_size * 1.3))
         return poses
 
-    def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True) -> np.ndarray:
-        """Sensor noise and the JPEG round trip."""
+    # --- the webcam's processing ------------------------------------------------------------------
+    def _develop(self, img: np.ndarray) -> np.ndarray:
+        """What a webcam's processor does to a (noise-free) picture: colours pulled towards grey (cheap
+        sensors and their colour matrices), then sharpening, which leaves light and dark halos along edges."""
+        out = cv2.transform(img, self._colour_matrix)  # with the lifted black level
+        if WEBCAM_SHARPEN > 0:
+            blur = cv2.GaussianBlur(out, (5, 5), WEBCAM_SHARPEN_SIGMA)
+            out = cv2.addWeighted(out, 1.0 + WEBCAM_SHARPEN, blur, -WEBCAM_SHARPEN, 0)
+        return out
+
+    def _develop_dirty(self, raw: np.ndarray) -> np.ndarray:
+        """The developed static layer with the rectangles drawn this frame (dice, hands, their shadows)
+        developed from ``raw``: one frame costs only its changed region."""
+        dirty, self._dirty = self._dirty, None
+        img = self._layer.copy()
+        if not dirty:
+            return img
+        h, w = raw.shape[:2]
+        pad = 4  # the sharpening's reach (a 5x5 kernel) and a little more
+        x0 = max(0, min(r[0] for r in dirty) - pad)
+        y0 = max(0, min(r[1] for r in dirty) - pad)
+        x1 = min(w, max(r[2] for r in dirty) + pad)
+        y1 = min(h, max(r[3] for r in dirty) + pad)
+        if x1 <= x0 or y1 <= y0:
+            return img
+        X0, Y0, X1, Y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
+        dev = self._develop(raw[Y0:Y1, X0:X1])
+        img[y0:y1, x0:x1] = dev[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0]
+        return img
+
+    def _note_dirty(self, x0: int, y0: int, x1: int, y1: int) -> None:
+        if self._dirty is not None and x1 > x0 and y1 > y0:
+            self._dirty.append((int(x0), int(y0), int(x1), int(y1)))
+
+    def _chromatic(self, img: np.ndarray) -> np.ndarray:
+        """Lateral chromatic aberration of a cheap lens: red a little larger than green, blue a little
+        smaller, so edges towards the corners get colour fringes."""
+        if CHROMATIC <= 0:
+            return img
+        h, w = img.shape[:2]
+        cx, cy = (w - 1) / 2, (h - 1) / 2
+        out = img.copy()
+        for ch, k in ((2, 1.0 + CHROMATIC), (0, 1.0 - CHROMATIC)):
+            M = np.float32([[1 / k, 0, cx - cx / k], [0, 1 / k, cy - cy / k]])
+            out[..., ch] = cv2.warpAffine(img[..., ch], M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        return out
+
+    def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True, gain: float = 1.0) -> np.ndarray:
+        """Sensor noise (grain and colour blotches, sharpened with the picture), this frame's exposure
+        ``gain`` (highlights clip), and the JPEG round trip."""
         h, w = img.shape[:2]
         if self.camera.noise > 0:
             ox, oy = (int(v) for v in rng.integers(0, NOISE_PAD, 2))
             img = cv2.add(img, self.noise_pos[oy:oy + h, ox:ox + w])
             img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
+        if abs(gain - 1.0) > 1e-3:
+            img = cv2.convertScaleAbs(img, alpha=gain)
         if encode and self.camera.jpeg_quality is not None:
             _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(self.camera.jpeg_quality)])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
@@ -555,6 +633,7 @@ class Renderer:
         y1 = min(h, int(proj[:, 1].max()) + 5)
         if x1 <= x0 or y1 <= y0:
             return
+        self._note_dirty(x0, y0, x1, y1)
         # Skin is smooth: shade it at half resolution on big pictures, then scale up.
         k = 2 if self.px_per_mm > 0.9 else 1
         pw, ph = (x1 - x0 + k - 1) // k, (y1 - y0 + k - 1) // k
@@ -564,6 +643,8 @@ class Renderer:
         body_m = np.zeros((ph, pw), np.uint8)  # palm, wrist and arm: shaded as one rounded mass
         digits = []  # fingers and thumb: each its own rounded shape over the palm
         nails = np.zeros((ph, pw), np.uint8)
+        finger_geom = []  # (base, tip, radius, index) of each digit in patch pixels
+        arm_axis = None
         for i, kind in enumerate(kinds):
             piece = (proj[offsets[i]:offsets[i + 1]] - off) / k
             hull = _fp(cv2.convexHull(piece.astype(np.float32)).reshape(-1, 2))
@@ -579,11 +660,14 @@ class Renderer:
                 along = tip_c - base_c
                 length = float(np.linalg.norm(along))
                 if r > 1.2 and length > 1e-3:
+                    finger_geom.append((base_c, tip_c, r, i))
                     centre = tip_c - along / length * 0.35 * r
                     angle = float(np.degrees(np.arctan2(along[1], along[0])))
                     cv2.ellipse(nails, ((float(centre[0]), float(centre[1])), (1.3 * r, 1.15 * r), angle), 255, -1, cv2.LINE_AA)
             else:
                 cv2.fillConvexPoly(body_m, hull, 255, cv2.LINE_AA, SHIFT)
+                if kind == "sleeve":
+                    arm_axis = (piece[:12].mean(axis=0), piece[len(piece) // 2:len(piece) // 2 + 12].mean(axis=0))
         both = np.maximum(skin_m, sleeve_m)
         scale = max(2.0, 9.0 * self.px_per_mm / k)
         dist = cv2.distanceTransform((np.maximum(body_m, sleeve_m) > 0).astype(np.uint8), cv2.DIST_L2, 3)
@@ -599,14 +683,58 @@ class Renderer:
             a = m.astype(np.float32) / 255.0
             shade = shade * (1 - a) + fs * a
         nail_a = cv2.GaussianBlur(nails, (0, 0), 0.6).astype(np.float32) / 255.0 * (skin_m.astype(np.float32) / 255.0)
+        # Skin detail: creases across each finger at its joints, knuckles catching the light, fingertips
+        # and knuckles redder than the back of the hand.
+        crease = np.zeros((ph, pw), np.float32)
+        knuckle = np.zeros((ph, pw), np.float32)
+        flush = np.zeros((ph, pw), np.float32)
+        for base_c, tip_c, r, i in finger_geom:
+            along = base_c - tip_c
+            length = float(np.linalg.norm(along))
+            u = along / length
+            across = np.array([-u[1], u[0]])
+            for f in ((0.28, 0.55) if i < 4 else (0.4,)):
+                c = tip_c + along * f
+                p1, p2 = c - across * r * 0.75, c + across * r * 0.75
+                cv2.line(crease, _fp(p1), _fp(p2), 1.0, max(1, int(round(r * 0.18))), cv2.LINE_AA, SHIFT)
+            kc = base_c - u * r * 0.3
+            cv2.ellipse(knuckle, ((float(kc[0]), float(kc[1])), (1.4 * r, 1.1 * r), 0.0), 1.0, -1, cv2.LINE_AA)
+            cv2.circle(flush, _fp(tip_c), int(round(r * 1.1 * ONE)), 1.0, -1, cv2.LINE_AA, SHIFT)
+            cv2.circle(flush, _fp(base_c), int(round(r * 0.9 * ONE)), 0.6, -1, cv2.LINE_AA, SHIFT)
+        skin_a = skin_m.astype(np.float32) / 255.0
+        crease = cv2.GaussianBlur(crease, (0, 0), 0.6) * skin_a
+        knuckle = cv2.GaussianBlur(knuckle, (0, 0), max(0.8, 0.5 * finger_scale)) * skin_a
+        flush = cv2.GaussianBlur(flush, (0, 0), max(0.8, finger_scale)) * skin_a
+        shade = shade * (1.0 - 0.22 * crease) + 0.07 * knuckle
         sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
+        if arm_axis is not None:  # cloth: folds across the sleeve, uneven
+            a0, a1 = arm_axis
+            d = a1 - a0
+            n = float(np.linalg.norm(d))
+            if n > 1e-3:
+                d = d / n
+                # smooth: worked out on a coarse grid and scaled up
+                g = 4
+                gh, gw = max(2, -(-ph // g)), max(2, -(-pw // g))
+                yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32) * g
+                t = (xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]
+                s_ = (xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]
+                period = max(3.0, 7.0 * self.px_per_mm / k)
+                folds = np.sin(t / period + 0.8 * np.sin(s_ / (2.3 * period))) * np.sin(t / (2.7 * period) + 1.3)
+                folds = cv2.resize(folds, (gw * g, gh * g), interpolation=cv2.INTER_LINEAR)[:ph, :pw]
+                shade = shade * (1.0 + 0.10 * folds * sl[..., 0])
         skin = np.array(hand.skin, np.float32)
         colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
+        colour = colour * (1.0 - flush[..., None] * np.float32([0.12, 0.10, -0.02]))
         nail_colour = np.clip(skin * 1.18 + np.float32([10, 6, 4]), 0, 255)  # nails: paler and glossier
         colour = colour + nail_a[..., None] * 0.8 * (nail_colour - colour)
         # Skin and cloth are not one flat colour: blotchy tone and fine grain, fixed to the hand.
         tone = self._skin_texture(ph, pw, hand)
-        rgb = colour * (shade * tone)[..., None]
+        st = shade * tone
+        # Light scattered under the skin: its shadows go redder, not grey.
+        dark = st - 1.0  # st ** p, linearised about 1 (cheap, and st stays near 1)
+        skin_shade = np.stack([st * (1 + 0.3 * dark), st * (1 + 0.12 * dark), st * (1 - 0.08 * dark)], axis=-1)
+        rgb = colour * (st[..., None] * sl + skin_shade * (1 - sl))
         a = both.astype(np.float32) / 255.0
         premul = rgb * a[..., None]
         mx, my = hand.motion_mm if self.camera.motion_blur else (0.0, 0.0)
@@ -621,7 +749,7 @@ class Renderer:
         if k > 1:
             rgb = cv2.resize(rgb, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
             a = cv2.resize(a, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
-        rgb *= self.light[y0:y1, x0:x1]
+        rgb *= self.air_light[y0:y1, x0:x1]
         _blend(img, x0, y0, rgb, a)
         if mask_out is not None:
             roi = mask_out[y0:y1, x0:x1]
@@ -654,7 +782,8 @@ class Renderer:
         y1 = min(h, int(pts[:, 1].max()) + 4)
         if x1 <= x0 or y1 <= y0:
             return
-        light = self.light[y0:y1, x0:x1]
+        self._note_dirty(x0, y0, x1, y1)
+        light = self.air_light[y0:y1, x0:x1]
         roi = img[y0:y1, x0:x1]
         sub = np.clip(roi.astype(np.float32) / np.maximum(light, 1e-3), 0, 255).astype(np.uint8)
         self._draw_checker(sub, x, y, z0, colour, origin=(x0, y0))

@@ -50,8 +50,19 @@ def felt(shape: tuple[int, int], colour, rng: np.random.Generator, scale: float 
     h, w = shape
     fine = rng.normal(0, 1, (h, w)).astype(np.float32)
     fine = cv2.GaussianBlur(fine, (0, 0), 0.6 * scale)
-    mottle = value_noise(shape, 50 * scale, rng) * 0.05 + value_noise(shape, 200 * scale, rng) * 0.04
-    shade = 1.0 + 0.06 * fine + mottle
+    mottle = value_noise(shape, 50 * scale, rng) * 0.06 + value_noise(shape, 200 * scale, rng) * 0.05
+    # The nap: brushed one way in patches, so the cloth catches the light in long soft streaks.
+    nap = cv2.resize(rng.uniform(-1, 1, (max(2, int(h / (6 * scale))), max(2, int(w / (60 * scale))))).astype(np.float32),
+                     (w, h), interpolation=cv2.INTER_CUBIC) * value_noise(shape, 120 * scale, rng)
+    # Lint and dust: a few pale specks and fibres.
+    specks = np.zeros((h, w), np.float32)
+    n = int(h * w / (scale * scale) / 900)
+    ys, xs = rng.integers(0, max(1, h), n), rng.integers(0, max(1, w), n)
+    for x, y, a in zip(xs, ys, rng.uniform(0, np.pi, n)):
+        ln = rng.uniform(0.5, 2.5) * scale
+        cv2.line(specks, (int(x), int(y)), (int(x + ln * np.cos(a)), int(y + ln * np.sin(a))), 1.0, 1, cv2.LINE_AA)
+    specks = cv2.GaussianBlur(specks, (0, 0), 0.4 * scale) * 0.35
+    shade = 1.0 + 0.06 * fine + mottle + 0.035 * nap + specks
     return np.clip(shade[..., None] * np.array(colour, np.float32), 0, 255)
 
 
