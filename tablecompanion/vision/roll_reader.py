@@ -288,7 +288,6 @@ class RollReader:
         self.last: RollReading | None = None
         self._checker_boards: list[tuple[np.ndarray, float, np.ndarray]] = []  # (board, level, checkers found)
         self.crops_read = 0
-        self._reference_src: np.ndarray | None = None  # the frame object the reference was made from
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
         self._views: list[tuple[np.ndarray, float | None]] = []  # references replaced since the last read
@@ -327,15 +326,14 @@ class RollReader:
         """The still board before the throw. ``checkers_mm``: where checkers stand (board mm), when the
         caller knows the position; otherwise they are found in the reference (checker discs), once per
         board (:meth:`_checkers_on`)."""
-        if frame is self._reference_src and checkers_mm is None:
-            return  # the same frame again (the watcher's hook at read-ahead and at the decision): keep what was found
-        src = frame
         frame = self._check(frame)
+        small = self._small(frame)
+        if checkers_mm is None and self.reference is not None and np.array_equal(small, self.reference):
+            return  # the same view again (the watcher's hook at read-ahead and at the decision): keep what was found
         if self.reference is not None:  # another still view of the table before this throw
             self._views = (self._views + [(self.reference, self._reference_level)])[-self.config.max_views:]
-        self.reference = self._small(frame)
+        self.reference = small
         self.reference_full = frame.copy()
-        self._reference_src = src
         self._reference_level = None  # its median green level in the search area, once needed
         self._pending = None
         if checkers_mm is not None:

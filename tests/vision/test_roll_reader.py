@@ -200,7 +200,7 @@ def test_a_read_ahead_answers_the_read_when_nothing_moved_since(monkeypatch):
     calls = _count_reads(monkeypatch, reader)
     reader.prefetch(img)
     assert len(calls) == 1 and reader.last is None  # read, not delivered
-    reader.set_reference(reader._reference_src)  # the watcher's hook again with the same frame: kept
+    reader.set_reference(ref)  # the watcher's hook again with the same frame: the read-ahead is kept
     rr = reader.read(later)
     assert len(calls) == 1 and reader.last is rr
     fresh = RollReader(reader.calibration)
