@@ -268,7 +268,13 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
 
 def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading, tuple] | None:
     """The latest reading with the points (or the bar, 25) whose count changed over ``window`` marked
-    uncertain, when at most ``most`` places changed, and its key (the flickering counts left out); else None."""
+    uncertain, when at most ``most`` places changed, and its key (the flickering counts left out); else None.
+
+    A count flickers when its value comes back: the latest reading must have been read before in the window.
+    A board that was the same for a while and reads differently only in the latest frame has just changed (a
+    hand coming in over a point before the arm test sees it): that waits for the next frames."""
+    if [_reading_key(r) for r in window].count(_reading_key(window[-1])) < 2:
+        return None
     latest = window[-1].checkers
     flicker: set[int] = set()
     for r in window[:-1]:

@@ -143,3 +143,23 @@ def identify_after(before, seen):
 
     found = identify_play(before, (6, 1), seen)
     return found.play.result() if found.verdict == "legal" else None
+
+
+def test_a_board_that_changes_in_the_latest_frame_only_is_no_flicker(table, monkeypatch):
+    """Ten equal readings, then one that differs at a point (a hand coming in over it a frame before the arm
+    test sees the arm): the flicker rule emitted that frame with the point uncertain, which hid an illegal
+    play (its checker's point) in the last reading before its correction. It waits for the next frames."""
+    import tablecompanion.vision.occlusion as occlusion
+    from tablecompanion.vision.board_reader import read_board as real_read
+
+    renderer, scenes, _, _ = table
+    frames = _frames(renderer, scenes["after"], 11)
+    base = real_read(frames[0], truth_calibration(renderer))
+    points = dict(base.checkers.points)
+    hidden = replace(base, checkers=replace(base.checkers, points={**points, 13: (None, 0)}))
+    readings = iter([base] * 10 + [hidden])
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: next(readings))
+    watcher = BoardWatcher(truth_calibration(renderer))
+    emitted = [e for e in (watcher.feed(f) for f in frames) if e is not None]
+    assert len(emitted) == 1 and 13 not in emitted[0].reading.checkers.uncertain
+    assert watcher.current is None  # the board is not stable now
