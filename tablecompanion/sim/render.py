@@ -214,8 +214,9 @@ class Renderer:
         """The board with its checkers and cube, lit, as the camera delivers it (developed, no noise)."""
         key = scene.checkers_key()
         if key != self._layer_key:
-            self._layer_raw, self._layer_checkers, self._layer_truth = self._build_static(scene)
-            self._layer = self._develop(self._chromatic(self._layer_raw))
+            raw, self._layer_checkers, self._layer_truth = self._build_static(scene)
+            self._layer_raw = self._chromatic(raw)  # the lens, then the processor
+            self._layer = self._develop(self._layer_raw)
             self._layer_key = key
             self.static_renders += 1
         return self._layer
@@ -624,7 +625,7 @@ class Renderer:
                          softness=1.6, contact=False)
             self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
         pieces = [pts[offsets[i]:offsets[i + 1]] for i in range(len(kinds))]
-        self._shadow(img, pieces, floor_z=0.0, strength=0.38, softness=3.0, contact=False)
+        self._shadow(img, pieces, floor_z=0.0, strength=0.45, softness=2.2, contact=False)
         proj = self.model.project(pts)
         h, w = img.shape[:2]
         x0 = max(0, int(proj[:, 0].min()) - 4)
@@ -695,8 +696,8 @@ class Renderer:
             across = np.array([-u[1], u[0]])
             for f in ((0.28, 0.55) if i < 4 else (0.4,)):
                 c = tip_c + along * f
-                p1, p2 = c - across * r * 0.75, c + across * r * 0.75
-                cv2.line(crease, _fp(p1), _fp(p2), 1.0, max(1, int(round(r * 0.18))), cv2.LINE_AA, SHIFT)
+                p1, p2 = c - across * r * 0.55, c + across * r * 0.55
+                cv2.line(crease, _fp(p1), _fp(p2), 1.0, 1, cv2.LINE_AA, SHIFT)
             kc = base_c - u * r * 0.3
             cv2.ellipse(knuckle, ((float(kc[0]), float(kc[1])), (1.4 * r, 1.1 * r), 0.0), 1.0, -1, cv2.LINE_AA)
             cv2.circle(flush, _fp(tip_c), int(round(r * 1.1 * ONE)), 1.0, -1, cv2.LINE_AA, SHIFT)
@@ -705,7 +706,7 @@ class Renderer:
         crease = cv2.GaussianBlur(crease, (0, 0), 0.6) * skin_a
         knuckle = cv2.GaussianBlur(knuckle, (0, 0), max(0.8, 0.5 * finger_scale)) * skin_a
         flush = cv2.GaussianBlur(flush, (0, 0), max(0.8, finger_scale)) * skin_a
-        shade = shade * (1.0 - 0.22 * crease) + 0.07 * knuckle
+        shade = shade * (1.0 - 0.12 * crease) + 0.05 * knuckle
         sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
         if arm_axis is not None:  # cloth: folds across the sleeve, uneven
             a0, a1 = arm_axis
@@ -730,11 +731,14 @@ class Renderer:
         colour = colour + nail_a[..., None] * 0.8 * (nail_colour - colour)
         # Skin and cloth are not one flat colour: blotchy tone and fine grain, fixed to the hand.
         tone = self._skin_texture(ph, pw, hand)
-        st = shade * tone
+        # Lit from the lamp's side: the rounded shading read as a height field, its slopes as normals.
+        lam, glint = self._hand_light(shade, scale, hand)
+        st = shade * lam * tone
         # Light scattered under the skin: its shadows go redder, not grey.
         dark = st - 1.0  # st ** p, linearised about 1 (cheap, and st stays near 1)
         skin_shade = np.stack([st * (1 + 0.3 * dark), st * (1 + 0.12 * dark), st * (1 - 0.08 * dark)], axis=-1)
         rgb = colour * (st[..., None] * sl + skin_shade * (1 - sl))
+        rgb += (glint * (1 - sl[..., 0]) * 40.0)[..., None]  # skin's faint sheen
         a = both.astype(np.float32) / 255.0
         premul = rgb * a[..., None]
         mx, my = hand.motion_mm if self.camera.motion_blur else (0.0, 0.0)
@@ -754,6 +758,32 @@ class Renderer:
         if mask_out is not None:
             roi = mask_out[y0:y1, x0:x1]
             np.maximum(roi, (a * 255).astype(np.uint8), out=roi)
+
+    def _hand_light(self, height: np.ndarray, scale: float, hand: Hand) -> tuple[np.ndarray, np.ndarray]:
+        """Diffuse light (about 1 where the surface faces up) and a specular glint for a hand patch whose
+        rounded shading ``height`` (0.5 at the outline, 1 on top, ``scale`` px from edge to top) is read
+        as a height field: the side towards the lamp brighter, the far side darker."""
+        if min(height.shape) < 3:  # a sliver at the picture's edge
+            return np.ones_like(height, dtype=np.float32), np.zeros_like(height, dtype=np.float32)
+        height = height.astype(np.float32)
+        gy, gx = np.gradient(cv2.GaussianBlur(height, (0, 0), max(1.0, 0.25 * scale)))  # no steps of the distance map
+        k = 1.6 * scale  # slopes near the outline of about 1 (45 degrees)
+        nx, ny = -gx * k, -gy * k
+        inv = 1.0 / np.sqrt(nx * nx + ny * ny + 1.0)
+        tip = np.array([hand.x, hand.y, -hand.height])
+        to_lamp = self.light_pos - tip
+        to_lamp /= np.linalg.norm(to_lamp)
+        lc = self.model.R @ to_lamp  # camera coordinates: x right, y down, z away from the camera
+        lx, ly, lz = float(lc[0]), float(lc[1]), float(-lc[2])  # z towards the camera, as the normals
+        lam = np.maximum(nx * lx + ny * ly + lz, 0.0) * inv
+        diffuse = 0.45 + 0.55 * lam / max(lz, 0.2)
+        hx, hy, hz = lx, ly, lz + 1.0  # half vector between the lamp and the camera
+        hn = math.sqrt(hx * hx + hy * hy + hz * hz)
+        spec = np.maximum((nx * hx + ny * hy + hz) * inv / hn, 0.0)
+        spec = spec * spec
+        spec = spec * spec
+        spec = spec * spec  # ^8: a broad, soft glint
+        return diffuse.astype(np.float32), (spec * 0.35).astype(np.float32)
 
     def _skin_texture(self, h: int, w: int, hand: Hand) -> np.ndarray:
         """A multiplicative tone map (about 1) for a hand patch, from a bank drawn once."""
