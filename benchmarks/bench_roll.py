@@ -43,27 +43,19 @@ def _footage(turns: int = TURNS):
     return list(iter_match_frames(_mat(), seed=0, fps=FPS, max_turns=turns))
 
 
-def _pipeline(first):
-    from tablecompanion.referee.camera import DiceLocator, calibrate_first_frame
-    from tablecompanion.vision.settle import RollWatcher, SettleConfig
+def _referee():
+    from tablecompanion.referee.matplay import settings_for
+    from tablecompanion.referee.referee import Referee
+    from tablecompanion.rules.matfile import parse_mat
 
-    cal = calibrate_first_frame(first)
-    loc = DiceLocator(cal)
-    w = RollWatcher(config=SettleConfig(motion_width=640, moving_fraction=0.0001), reader=loc,
-                    board_from_image=cal.homography, geometry=cal.geometry)
-    return loc, w
+    return Referee("bench", settings_for(parse_mat(_mat().read_text(encoding="utf-8", errors="replace"))))
 
 
 def run_latency(turns: int = TURNS, fps: float = FPS) -> dict:
     """Play the demo match's first ``turns`` turns through the table runner; latency per throw (ms)."""
-    from tablecompanion.referee.matplay import settings_for
-    from tablecompanion.referee.referee import Referee
     from tablecompanion.referee.runner import demo_runner
-    from tablecompanion.rules.matfile import parse_mat
 
-    mat = _mat()
-    ref = Referee("bench", settings_for(parse_mat(mat.read_text(encoding="utf-8", errors="replace"))))
-    runner = demo_runner(ref, mat, realtime=False, max_turns=turns, seed=0, inject=None, fps=fps)
+    runner = demo_runner(_referee(), _mat(), realtime=False, max_turns=turns, seed=0, inject=None, fps=fps)
     truths: list[dict] = []
     cpu: list[float] = []  # per frame: CPU of the pipeline and of the referee's decisions on its output
     calls: list[tuple[int, str, object]] = []  # (frame, observation type, dice or reason)
@@ -129,19 +121,24 @@ def test_roll_settled_latency_on_footage(benchmark, report):
 
 
 def test_per_frame_cost_1280x720(benchmark, report):
-    """What every frame costs while the dice move: the watcher's motion measure at 640 px."""
+    """What every frame costs while the dice move: the runner's ``CameraPipeline.feed`` (the roll watcher's
+    motion measure at 640 px, and the board watcher the runner feeds every frame), calibrated from the
+    first frame as the demo is."""
+    from tablecompanion.referee.runner import CameraPipeline
+
     frames = _footage(1)
-    loc, w = _pipeline(frames[0][0])
+    pipe = CameraPipeline(_referee(), calibrate_first_frame=True)
     moving = [img for img, t in frames if t.get("phase") == "rolling"] or [img for img, _ in frames[:30]]
-    w.feed(frames[0][0], 0.0, 0)
+    pipe.feed(frames[0][0], 0.0)
+    assert pipe.locator is not None, "no calibration from the first frame"
     state = {"i": 0}
 
     def step():
         i = state["i"] = state["i"] + 1
-        w.feed(moving[i % len(moving)], i / FPS, i)
+        pipe.feed(moving[i % len(moving)], i / FPS)
 
     benchmark(step)
-    report("roll", "per-frame watcher cost (frames/s)", 1.0 / benchmark.stats.stats.median, "frames/s")
+    report("roll", "per-frame pipeline while dice move", 1.0 / benchmark.stats.stats.median, "frames/s")
 
 
 def test_read_of_a_settled_roll(benchmark, report):
