@@ -301,7 +301,11 @@ class Renderer:
         t = self.spec.checker_thickness
         o = np.float32(origin)
         pts = self.model.project(self._cylinder(x, y, -z0, t)) - o
-        base = self.checker_colour[colour]
+        # No two checkers quite alike: a stable tone of its own (from where it lies), as wear and batches give.
+        k = math.sin(x * 12.9898 + y * 78.233 + z0 * 3.1) * 43758.5453
+        k = k - math.floor(k)
+        tint = np.float32([1.0 + 0.05 * (k - 0.5), 1.0 + 0.035 * (k - 0.5), 1.0 + 0.025 * (0.5 - k)]) * (0.97 + 0.06 * k)
+        base = self.checker_colour[colour] * tint
         hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
         cv2.fillConvexPoly(img, _fp(hull), tuple(float(v) for v in base * 0.58), cv2.LINE_AA, SHIFT)
         # A darker seam where the checker meets what it stands on.
@@ -311,9 +315,10 @@ class Renderer:
         sprite = self.sprites[colour]
         n = sprite.shape[0]
         c = (n - 1) / 2
-        self._paste_affine(img, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:])
+        self._paste_affine(img, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:], tint)
 
-    def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray) -> None:
+    def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray,
+                      tint: np.ndarray | None = None) -> None:
         h, w = img.shape[:2]
         x0 = max(0, int(math.floor(outline[:, 0].min())) - 2)
         y0 = max(0, int(math.floor(outline[:, 1].min())) - 2)
@@ -324,6 +329,8 @@ class Renderer:
         A = cv2.getAffineTransform(src.astype(np.float32), (dst - np.float32([x0, y0])).astype(np.float32))
         patch = cv2.warpAffine(sprite, A, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+        if tint is not None:
+            patch[..., :3] *= tint
         _blend(img, x0, y0, patch)
 
     def _draw_trays(self, img: np.ndarray, scene: Scene) -> None:
