@@ -53,8 +53,8 @@ class Camera:
     jpeg_quality: int | None = 88  # None: no JPEG round trip
     # A lamp above and behind the top player's left: its light falls off across the board and it throws
     # shadows towards the bottom right. x, y in board mm, then its height above the playing surface.
-    light_mm: tuple[float, float, float] = (680.0, -200.0, 1250.0)
-    ambient: float = 0.5  # share of the room's (shadowless) light
+    light_mm: tuple[float, float, float] = (620.0, -150.0, 1500.0)
+    ambient: float = 0.55  # share of the room's (shadowless) light
     vignette: float = 0.25
     white_balance: tuple[float, float, float] = (0.96, 1.0, 1.05)  # B, G, R gains (warm indoor light)
     exposure: float = 1.0
