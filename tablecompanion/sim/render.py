@@ -91,6 +91,8 @@ class Renderer:
         self._layer: np.ndarray | None = None
         self._layer_raw: np.ndarray | None = None  # the same before the camera's processing
         self._dirty: list | None = None  # per frame: the picture rectangles drawn over the static layer
+        self._restore: list = []  # and the rectangles of the undeveloped layer to put back after the frame
+        self._layer_clean: np.ndarray | None = None
         sat = WEBCAM_SATURATION
         luma = np.array([[0.114, 0.587, 0.299]], np.float32)
         matrix = (sat * np.eye(3, dtype=np.float32) + (1 - sat) * np.repeat(luma, 3, axis=0)) * (1 - BLACK_LEVEL)
@@ -216,6 +218,7 @@ class Renderer:
         if key != self._layer_key:
             raw, self._layer_checkers, self._layer_truth = self._build_static(scene)
             self._layer_raw = self._chromatic(raw)  # the lens, then the processor
+            self._layer_clean = self._layer_raw.copy()
             self._layer = self._develop(self._layer_raw)
             self._layer_key = key
             self.static_renders += 1
@@ -475,8 +478,20 @@ class Renderer:
             raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")
         rng = np.random.default_rng(seed)
         self.static_layer(scene)
-        img = self._layer_raw.copy()
+        # Dice and hands are drawn straight onto the undeveloped layer; what they touched is developed into
+        # the frame and then put back from the clean copy (cheaper than copying the whole layer per frame).
+        img = self._layer_raw
         self._dirty = []
+        try:
+            return self._render_over(scene, img, rng, seed, encode, gain, shade)
+        finally:
+            for x0, y0, x1, y1 in self._restore:
+                img[y0:y1, x0:x1] = self._layer_clean[y0:y1, x0:x1]
+            self._restore = []
+            self._dirty = None
+
+    def _render_over(self, scene: Scene, img: np.ndarray, rng: np.random.Generator, seed: int, encode: bool,
+                     gain: float, shade) -> tuple[np.ndarray, dict]:
         truth = self._base_truth(scene)
         poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
@@ -593,6 +608,7 @@ class Renderer:
     def _note_dirty(self, x0: int, y0: int, x1: int, y1: int) -> None:
         if self._dirty is not None and x1 > x0 and y1 > y0:
             self._dirty.append((int(x0), int(y0), int(x1), int(y1)))
+            self._restore.append((int(x0), int(y0), int(x1), int(y1)))
 
     def _chromatic(self, img: np.ndarray) -> np.ndarray:
         """Lateral chromatic aberration of a cheap lens: red a little larger than green, blue a little
@@ -711,8 +727,8 @@ class Renderer:
             cv2.circle(flush, _fp(base_c), int(round(r * 0.9 * ONE)), 0.6, -1, cv2.LINE_AA, SHIFT)
         skin_a = skin_m.astype(np.float32) / 255.0
         crease = cv2.GaussianBlur(crease, (0, 0), 0.6) * skin_a
-        knuckle = cv2.GaussianBlur(knuckle, (0, 0), max(0.8, 0.5 * finger_scale)) * skin_a
-        flush = cv2.GaussianBlur(flush, (0, 0), max(0.8, finger_scale)) * skin_a
+        soft = cv2.GaussianBlur(cv2.merge([knuckle, flush]), (0, 0), max(0.8, 0.7 * finger_scale))  # one pass for both
+        knuckle, flush = soft[..., 0] * skin_a, soft[..., 1] * skin_a
         shade = shade * (1.0 - 0.12 * crease) + 0.05 * knuckle
         sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
         if arm_axis is not None:  # cloth: folds across the sleeve, uneven
