@@ -743,10 +743,12 @@ class Renderer:
                 yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32) * g
                 t = (xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]
                 s_ = (xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]
-                period = max(3.0, 7.0 * self.px_per_mm / k)
-                folds = np.sin(t / period + 0.8 * np.sin(s_ / (2.3 * period))) * np.sin(t / (2.7 * period) + 1.3)
+                period = max(3.0, 13.0 * self.px_per_mm / k)
+                # irregular: two incommensurate waves along the arm, bent across it
+                folds = np.sin(t / period + 1.6 * np.sin(s_ / (1.7 * period))) * np.sin(t / (2.9 * period) + 1.3) \
+                    + 0.5 * np.sin(t / (0.61 * period) + 2.2 * np.sin(s_ / (2.3 * period) + 0.7))
                 folds = cv2.resize(folds, (gw * g, gh * g), interpolation=cv2.INTER_LINEAR)[:ph, :pw]
-                shade = shade * (1.0 + 0.10 * folds * sl[..., 0])
+                shade = shade * (1.0 + 0.07 * folds * sl[..., 0])
         skin = np.array(hand.skin, np.float32)
         colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
         colour = colour * (1.0 - flush[..., None] * np.float32([0.12, 0.10, -0.02]))
