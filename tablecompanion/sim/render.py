@@ -594,15 +594,13 @@ class Renderer:
             return img
         h, w = raw.shape[:2]
         pad = 4  # the sharpening's reach (a 5x5 kernel) and a little more
-        x0 = max(0, min(r[0] for r in dirty) - pad)
-        y0 = max(0, min(r[1] for r in dirty) - pad)
-        x1 = min(w, max(r[2] for r in dirty) + pad)
-        y1 = min(h, max(r[3] for r in dirty) + pad)
-        if x1 <= x0 or y1 <= y0:
-            return img
-        X0, Y0, X1, Y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
-        dev = self._develop(raw[Y0:Y1, X0:X1])
-        img[y0:y1, x0:x1] = dev[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0]
+        for x0, y0, x1, y1 in _merge_rects(dirty, pad):
+            x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            X0, Y0, X1, Y1 = max(0, x0 - pad), max(0, y0 - pad), min(w, x1 + pad), min(h, y1 + pad)
+            dev = self._develop(raw[Y0:Y1, X0:X1])
+            img[y0:y1, x0:x1] = dev[y0 - Y0:y1 - Y0, x0 - X0:x1 - X0]
         return img
 
     def _note_dirty(self, x0: int, y0: int, x1: int, y1: int) -> None:
@@ -648,7 +646,7 @@ class Renderer:
                          softness=1.6, contact=False)
             self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
         pieces = [pts[offsets[i]:offsets[i + 1]] for i in range(len(kinds))]
-        self._shadow(img, pieces, floor_z=0.0, strength=0.45, softness=2.2, contact=False)
+        self._shadow(img, pieces, floor_z=0.0, strength=0.45, softness=3.0, contact=False)
         proj = self.model.project(pts)
         h, w = img.shape[:2]
         x0 = max(0, int(proj[:, 0].min()) - 4)
@@ -906,6 +904,26 @@ def _blend(img: np.ndarray, x0: int, y0: int, rgb: np.ndarray, alpha: np.ndarray
     src = np.clip(rgb, 0, 255).astype(np.uint8)
     a = np.ascontiguousarray(alpha, dtype=np.float32)
     roi[:] = cv2.blendLinear(src, roi.copy(), a, 1.0 - a)
+
+
+def _merge_rects(rects: list, gap: int) -> list:
+    """Rectangles (x0, y0, x1, y1) merged wherever they come within ``gap`` of each other, so a die far from
+    the hand is developed on its own rather than with everything between them."""
+    out = [list(r) for r in rects]
+    merged = True
+    while merged and len(out) > 1:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] <= b[2] + gap and b[0] <= a[2] + gap and a[1] <= b[3] + gap and b[1] <= a[3] + gap:
+                    out[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [tuple(r) for r in out]
 
 
 def _soft_blur(mask: np.ndarray, sigma: float) -> np.ndarray:
