@@ -20,9 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablecompanion.vision.dice import (  # noqa: E402
-    DEFAULT_CONFIG, check_frame, fill_unclear, load_image, net_candidates, read_dice, select_readings,
+    DEFAULT_CONFIG, check_frame, fill_unclear, load_image, net_candidates, network_for, read_dice, select_readings,
 )
-from tablecompanion.vision.dice import _network  # noqa: E402
 from tablecompanion.vision.dice_eval import load_labels, match  # noqa: E402
 from tablecompanion.vision.dice_model import load_classifier  # noqa: E402
 
@@ -38,7 +37,7 @@ CANDIDATE_GRID = {"cls_sizes": [(0.8, 1.0, 1.25), (0.5, 0.8, 1.0, 1.25)]}  # the
 
 
 def cache_candidates(specs, config, limit):
-    net = _network(config)
+    net = network_for(config)
     classifier = load_classifier(config.classifier)
     cache = []
     for spec in specs:

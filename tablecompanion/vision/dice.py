@@ -648,7 +648,7 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
     """Every die in a BGR frame, with coordinates in that frame's pixels."""
     config = config or DEFAULT_CONFIG
     check_frame(frame)
-    net = _network(config)
+    net = network_for(config)
     if net is not None:
         from tablecompanion.vision.dice_model import load_classifier
 
@@ -721,8 +721,9 @@ def combine_readings(pips: list[DiceReading], net: list[DiceReading], config: Di
     return out
 
 
-def _network(config: DiceConfig):
-    """The dice network the config asks for, or None for pip counting."""
+def network_for(config: DiceConfig):
+    """The dice network the config asks for, or None for pip counting (public: the tuning tool caches the
+    network's candidates with it)."""
     if config.model in ("none", "pips") or config.model.endswith(".npz"):
         return None
     from tablecompanion.vision.dice_model import load_net
