@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_net import augment_colour, load_sim, load_split  # noqa: E402
+from train_dice_net import augment_colour, load_sim, load_split, to_input  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, CLS_SIZE  # noqa: E402
 
@@ -291,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
             g["lr"] = lr
         idx = rng.choice(len(p), size=args.batch, p=p)
         xs, ys = batch(cache, idx, rng, args.oversize)
-        x = torch.from_numpy((xs.astype(np.float32) - 128.0) / 64.0).permute(0, 3, 1, 2).contiguous()
+        x = to_input(xs)
         y = torch.from_numpy(ys)
         net.train()
         out = net(x)

@@ -30,6 +30,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tablecompanion.vision.dice_model import INPUT_MEAN, INPUT_SCALE  # noqa: E402
+
 CROP = 160
 STRIDE = 4
 MATTEO_SIDE_FROM_PIPS = 1.35  # matteo boxes surround the pips: the die side is ~1.35x the pip span
@@ -255,6 +257,13 @@ def loss_fn(out, hm, val, cock, size):
     return focal, lv, lc, ls
 
 
+def to_input(images: np.ndarray):
+    """A batch of BGR uint8 images (N, H, W, 3) as the network's input tensor, scaled as at run time."""
+    import torch
+
+    return torch.from_numpy((images.astype(np.float32) - INPUT_MEAN) * INPUT_SCALE).permute(0, 3, 1, 2).contiguous()
+
+
 def export(net, path: Path) -> None:
     import torch
 
@@ -311,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             img, d = make_sample(item, rng)
             xs.append(img)
             tg.append(targets(d))
-        x = torch.from_numpy((np.stack(xs).astype(np.float32) - 128.0) / 64.0).permute(0, 3, 1, 2).contiguous()
+        x = to_input(np.stack(xs))
         hm, val, cock, size = (torch.from_numpy(np.stack(t)) for t in zip(*tg))
         net.train()
         out = net(x)

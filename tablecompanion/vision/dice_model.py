@@ -25,6 +25,9 @@ N_SCALARS = 13
 THUMB = 20
 CELLS = 5
 N_FEATURES = THUMB * THUMB + CELLS * CELLS * 8 + N_SCALARS
+# what the networks take: BGR pixels less INPUT_MEAN, times INPUT_SCALE (the training tools use the same)
+INPUT_MEAN = 128.0
+INPUT_SCALE = 1.0 / 64.0
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "dice_mlp.npz"
 
 
@@ -229,7 +232,7 @@ class DiceNet:
         ph, pw = -h % NET_ALIGN, -w % NET_ALIGN
         if ph or pw:
             bgr = cv2.copyMakeBorder(bgr, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-        blob = cv2.dnn.blobFromImage(bgr, scalefactor=1.0 / 64.0, mean=(128.0, 128.0, 128.0), swapRB=False)
+        blob = cv2.dnn.blobFromImage(bgr, scalefactor=INPUT_SCALE, mean=(INPUT_MEAN,) * 3, swapRB=False)
         self.net.setInput(blob)
         out = self.net.forward()
         if out.ndim != 4 or out.shape[1] != NET_CHANNELS:
@@ -307,7 +310,7 @@ class DiceClassifier:
     def predict(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
             return np.zeros((0, CLS_CLASSES), np.float32)
-        blob = cv2.dnn.blobFromImages(crops, scalefactor=1.0 / 64.0, mean=(128.0, 128.0, 128.0), swapRB=False)
+        blob = cv2.dnn.blobFromImages(crops, scalefactor=INPUT_SCALE, mean=(INPUT_MEAN,) * 3, swapRB=False)
         self.net.setInput(blob)
         z = self.net.forward().reshape(len(crops), -1)
         if z.shape[1] != CLS_CLASSES:
