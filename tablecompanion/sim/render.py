@@ -350,8 +350,9 @@ class Renderer:
             for (x, y) in spots:
                 a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
                 ring = np.stack([x + d / 2 * np.cos(a), np.full(24, y), -(d / 2 + d / 2 * np.sin(a))], axis=1)
-                ring2 = ring + np.array([0, t * 0.9, 0])
-                ring3 = ring - np.array([0, t * 0.0, 0])
+                # centred on the slot (the board model's place for it), a little thinner than the pitch
+                ring2 = ring + np.array([0, t * 0.45, 0])
+                ring3 = ring - np.array([0, t * 0.45, 0])
                 discs.append(np.vstack([ring2, ring3]))
             self._shadow(img, discs, floor_z=0.0, strength=0.3)
             # Far discs first: the near ones hide them.
