@@ -49,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "footage of each match instead of single frames (slow: about 1 s of CPU per second of footage)")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
+    e.add_argument("--trays", type=int, default=0, metavar="N",
+                   help="score the tray count (checkers borne off, as the change since the board before the turn) "
+                        "on N rendered bearing-off turns of real matches")
     e.set_defaults(func=_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
@@ -105,6 +108,16 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.board_eval import EvalError, evaluate_footage, evaluate_matches, evaluate_photos
 
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.trays:
+        from tablecompanion.vision.board_eval import evaluate_trays
+
+        try:
+            report = evaluate_trays(args.trays, seed=args.seed, progress=say)
+        except EvalError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))
+        return 0
     if args.photos:
         report = evaluate_photos(args.photos, seed=args.seed, progress=say, failures_dir=args.failures)
         print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))

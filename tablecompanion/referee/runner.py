@@ -75,6 +75,8 @@ class CameraPipeline:
         self._board_wanted: int | None = None  # frames waited for a stable board since the dice were picked up
         self._clear_since_pickup = False
         self._clear_frame = None  # the latest frame the board watcher saw clear (the wait's fallback)
+        self._stable_reading = None  # the board watcher's latest stable reading
+        self._turn_before = None  # ... as it stood when this turn's roll settled: the board before the play
         self.referee = referee
         self.calibration = calibration
         bottom = referee.settings.bottom_player
@@ -106,6 +108,7 @@ class CameraPipeline:
         cal = self.calibration
         self.board_watcher = None
         self._board_wanted = None
+        self._stable_reading = self._turn_before = None  # read through another calibration
         if cal is None:
             self.watcher = RollWatcher()
             return
@@ -194,6 +197,7 @@ class CameraPipeline:
             out.extend(self._board_now(image, None, now=True))  # the last play before the next roll
         for ev in events:
             if isinstance(ev, RollSettled):
+                self._turn_before = self._stable_reading
                 if loc is not None:
                     loc.dice_settled(ev.dice, image)
                 out.append(self._roll(ev, image))
@@ -216,6 +220,8 @@ class CameraPipeline:
         except Exception as exc:  # noqa: BLE001 - the board is read alone at pick-up instead
             log.warning("table %s: board watcher: %s", self.referee.table_id, exc)
             return None
+        if event is not None:
+            self._stable_reading = event.reading
         if bw.state is not None and bw.state.clear:
             self._clear_frame = image
             if self._board_wanted is not None:
@@ -324,11 +330,16 @@ class CameraPipeline:
         state = self.referee.state
         mover = state.game.turn if state.game.turn in ("X", "O") else "X"
         other = "O" if mover == "X" else "X"
-        seen = reading.observation(self.colours[mover], self.sides[mover])
+        game = state.game
+        # the tray is counted as the change since the board before the play, whose borne-off count is known
+        if self._turn_before is not None and game.awaiting == "play" and game.dice:
+            seen = reading.observation(self.colours[mover], self.sides[mover], before=self._turn_before,
+                                       off_before=game.position.borne_off[0])
+        else:
+            seen = reading.observation(self.colours[mover], self.sides[mover])
         obs["board"] = {mover: list(seen.mover), other: list(seen.opponent)}
         if seen.uncertain:
             obs["uncertain"] = sorted(seen.uncertain)
-        game = state.game
         if game.awaiting == "play" and game.dice:
             try:
                 from tablecompanion.vision.identify import identify_play

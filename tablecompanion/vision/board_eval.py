@@ -411,7 +411,7 @@ def evaluate_footage(
             stats["wrong"] += 1
             stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "why": "no stable reading"})
             return
-        found = _identify_record(rec, reading_entry[1], Position)
+        found = _identify_record(rec, reading_entry[1], Position, book.before.get(key))
         expected = Position.from_position_id(rec["position_id_before"]).parse_play(rec["play"], tuple(rec["dice"])).result()
         if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
             stats["identified"] += 1
@@ -474,7 +474,7 @@ def evaluate_footage(
             # the illegal board exists, and the play the turn ends with (the corrected one) is what is scored
             stats["illegal_never_clear"] += 1
             continue
-        found = _identify_record(rec, entry[1], Position)
+        found = _identify_record(rec, entry[1], Position, book.before.get(key))
         if found.verdict in ("illegal", "ambiguous"):
             stats["illegal_flagged"] += 1
         else:
@@ -517,6 +517,7 @@ class FootageTurns:
         self.moved_at: dict = {}  # (game, turn) -> frame of its latest checker placed (or hit checker on the bar)
         self.illegal_at: dict = {}  # (game, turn) -> first frame showing its injected illegal play
         self.pre_correction: dict = {}  # (game, turn) -> last reading before its correction began
+        self.before: dict = {}  # (game, turn) -> the latest stable reading when its roll settled (the board before)
 
     def frame(self, truth: dict) -> list:
         due = []
@@ -525,6 +526,7 @@ class FootageTurns:
             kind = ev["type"]
             if kind == "roll_settled":
                 self.current = key
+                self.before[key] = self.last[1] if self.last else None
             elif kind == "checker_picked" and self.open is not None and key != self.open:
                 due.append(self._close())
             elif kind in ("play_made", "illegal_play") and key == self.current:
@@ -582,11 +584,14 @@ def _footage_misread(reading, board: dict) -> list[dict]:
     return wrong
 
 
-def _identify_record(rec: dict, reading, Position):
+def _identify_record(rec: dict, reading, Position, before_reading=None):
+    """The turn's play identified from ``reading``, as the referee does it: with the reading of the board
+    before the play (``before_reading``) the mover's tray is counted as its change since then."""
     before = Position.from_position_id(rec["position_id_before"])
     mover_at = "bottom" if rec["player"] == "X" else "top"
     side = "light" if mover_at == "bottom" else "dark"
-    return identify_play(before, tuple(rec["dice"]), reading.observation(side, mover_at))
+    seen = reading.observation(side, mover_at, before=before_reading, off_before=before.borne_off[0])
+    return identify_play(before, tuple(rec["dice"]), seen)
 
 
 def photo_cases(n: int, seed: int = 0):
@@ -700,3 +705,74 @@ def evaluate_photos(n: int = 24, seed: int = 0, progress: Callable[[str], None] 
     ]
     totals["seconds"] = float(np.median(totals["seconds"])) if totals["seconds"] else None
     return {**totals, "cases": lines, "summary": summary}
+
+
+def evaluate_trays(n: int = 60, seed: int = 0, progress: Callable[[str], None] | None = None) -> dict:
+    """The tray count as play identification uses it, on ``n`` bearing-off turns of real matches: the board
+    before the turn and after its play rendered (every style and camera preset, either player moving), both
+    read, and the mover's tray counted as its change since the board before (only turns where the mover had
+    borne off a checker already: from an empty tray the count is not used). Scored against the play's
+    result: right, not counted (None: the turn stays as the points say), or wrong."""
+    from tablecompanion.rules import Position
+    from tablecompanion.sim import Camera, Renderer, Scene
+    from tablecompanion.sim.footage import script_match
+    from tablecompanion.sim.style import STYLES
+
+    rng = np.random.default_rng(seed)
+    mats = sorted(DEFAULT_MATCHES.glob("*.mat")) if DEFAULT_MATCHES.is_dir() else []
+    if not mats:
+        raise EvalError(f"no .mat files in {DEFAULT_MATCHES}: the tray evaluation replays real matches' bear-offs")
+    cases = []
+    for mat in mats[:: max(1, len(mats) // 20)]:
+        try:
+            script = script_match(mat)
+        except Exception:  # noqa: BLE001 - a file the simulator cannot replay gives no cases
+            continue
+        for t in script.turns:
+            if t.kind == "roll" and t.play and "off" in t.play and t.position_id_before:
+                before = Position.from_position_id(t.position_id_before)
+                if before.borne_off[0] >= 1:
+                    cases.append((before, tuple(t.dice), t.play))
+    picks = rng.choice(len(cases), size=min(n, len(cases)), replace=False)
+    cameras = ["top", "default", "tilted", "steep"]
+    totals = {"cases": 0, "right": 0, "not_counted": 0, "wrong": 0, "wrong_cases": []}
+    lines = []
+    for k, i in enumerate(picks):
+        before, dice, play = cases[int(i)]
+        after = before.parse_play(play, dice).result()
+        style = list(STYLES)[k % len(STYLES)]
+        camera = cameras[(k // len(STYLES)) % len(cameras)]
+        mover_at = "bottom" if k % 2 == 0 else "top"
+        bottom = "on_roll" if mover_at == "bottom" else "opponent"
+        calibration, reads = None, []
+        for j, position in enumerate((before, after)):
+            scene = Scene.from_position(position, bottom=bottom, dice=None, style=style,
+                                        jitter_seed=int(rng.integers(0, 1000)))
+            renderer = Renderer(Camera.preset(camera), style, "right", scene.markers)
+            img, _ = renderer.render(scene, seed=int(rng.integers(0, 2**31)))
+            calibration = calibration or truth_calibration(renderer)
+            reads.append(read_board(img, calibration))
+        side = "light" if mover_at == "bottom" else "dark"
+        seen = reads[1].observation(side, mover_at, before=reads[0], off_before=before.borne_off[0])
+        truth = after.borne_off[0]
+        what = f"{style}/{camera}, {mover_at} player: {play} ({before.borne_off[0]} -> {truth} off)"
+        totals["cases"] += 1
+        if seen.off is None:
+            totals["not_counted"] += 1
+            lines.append(f"{k:3d} {what}: not counted")
+        elif seen.off == truth:
+            totals["right"] += 1
+            lines.append(f"{k:3d} {what}: right")
+        else:
+            totals["wrong"] += 1
+            totals["wrong_cases"].append(what + f": read {seen.off}")
+            lines.append(f"{k:3d} {what}: WRONG, read {seen.off}")
+        if progress:
+            progress(lines[-1])
+    c = max(1, totals["cases"])
+    summary = [
+        f"tray counts on {totals['cases']} bearing-off turns (board before and after, the change measured):",
+        f"right {totals['right']} ({100 * totals['right'] / c:.1f} %), not counted {totals['not_counted']}, "
+        f"wrong {totals['wrong']}",
+    ]
+    return {**totals, "lines": lines, "summary": summary}

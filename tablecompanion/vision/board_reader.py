@@ -9,7 +9,7 @@ the right, as the CLI promises.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -20,6 +20,7 @@ from tablecompanion.rules import Position
 from tablecompanion.rules.errors import RulesError
 from tablecompanion.vision.checkers import CHECKERS_PER_SIDE, DEFAULT_CONFIG, SIDES, CheckerConfig, CheckerReading, read_checkers
 from tablecompanion.vision.identify import BoardObservation
+from tablecompanion.vision.trays import TrayReading, read_trays, tray_count
 
 
 MIN_FRAME_PX = 120  # a board smaller than this shows checkers a few pixels wide: nothing to read
@@ -31,10 +32,11 @@ class BoardReadError(Exception):
 
 @dataclass
 class BoardReading:
-    """Checker counts with the calibration they were read through."""
+    """Checker counts with the calibration they were read through, and the trays as seen (bottom/top)."""
 
     checkers: CheckerReading
     calibration: Calibration
+    trays: dict[str, TrayReading] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """What ``board read --json`` prints: ``points`` ("1".."24" -> side or None, count; an empty point is
@@ -125,8 +127,13 @@ class BoardReading:
             return None
         return "light" if light_bottom <= dark_bottom else "dark"
 
-    def observation(self, mover_side: str, mover_at: str = "bottom") -> BoardObservation:
-        """The counts in a mover's numbering, for play identification (``mover_at``: "bottom" or "top")."""
+    def observation(self, mover_side: str, mover_at: str = "bottom", before: "BoardReading | None" = None,
+                    off_before: int | None = None) -> BoardObservation:
+        """The counts in a mover's numbering, for play identification (``mover_at``: "bottom" or "top").
+
+        With the reading of the board ``before`` the turn and the mover's ``off_before`` (borne off then, which
+        the referee knows; at least one), the mover's tray is counted as the change since then
+        (``BoardObservation.off``); otherwise the tray is not counted."""
         if mover_side not in SIDES:
             raise ValueError(f"mover_side must be one of {SIDES}, got {mover_side!r}")
         other = SIDES[1 - SIDES.index(mover_side)]
@@ -143,8 +150,15 @@ class BoardReading:
         def own(points):
             return frozenset(p if p == 25 or mover_at == "bottom" else 25 - p for p in points)
 
+        off = None
+        tray = self.trays.get(mover_at)
+        earlier = before.trays.get(mover_at) if before is not None else None
+        if tray is not None and earlier is not None and off_before:
+            # only as a change from a tray known to hold checkers: one picture alone misses by a checker
+            # under a steep camera (dark checkers on a tray of their hue)
+            off = tray_count(tray, earlier, off_before, self.calibration.spec.checker_thickness)
         return BoardObservation(tuple(mover), tuple(opponent), own(self.checkers.uncertain),
-                                at_least=own(self.checkers.piles))
+                                at_least=own(self.checkers.piles), off=off)
 
     def bottom_position(self) -> Position | None:
         """The board as a position with the bottom player on roll, when every count is sure and fits."""
@@ -188,7 +202,8 @@ def read_board(
         warped = warp_board(frame, calibration, config.px_per_mm)
     except CalibrationError as exc:
         raise BoardReadError(str(exc)) from None
-    return BoardReading(read_checkers(warped, calibration.geometry, config), calibration)
+    return BoardReading(read_checkers(warped, calibration.geometry, config), calibration,
+                        read_trays(warped, calibration, config.px_per_mm))
 
 
 _MAPS: "OrderedDict[tuple[int, float], tuple[Calibration, np.ndarray, np.ndarray]]" = OrderedDict()

@@ -31,6 +31,7 @@ CONFIDENT_MARGIN = 4.0
 # that play (each one lowers the confidence by UNSEEN_CONFIDENCE).
 MAX_UNSEEN = 3
 UNSEEN_CONFIDENCE = 0.7
+TRAY_CONFIDENCE = 0.8  # a play told from its rivals only by the tray's count
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,9 @@ class BoardObservation:
     ``uncertain`` holds the mover's point numbers (1..24, 25 for the bar) whose counts the reader could
     not vouch for (occlusion, mixed colours); they are left out of the comparison. ``at_least`` holds
     points whose count is a lower bound (a full row may carry a pile the camera sees as the row): a
-    candidate with at least that many checkers there matches.
+    candidate with at least that many checkers there matches. ``off`` is the mover's borne-off checkers as
+    counted in their tray (None when the tray was not read): it tells apart plays the points cannot, such
+    as a checker borne off from beside a pile against one put on it.
     """
 
     mover: tuple[int, ...]
@@ -49,6 +52,7 @@ class BoardObservation:
     uncertain: frozenset[int] = field(default_factory=frozenset)
     confidence: float = 1.0
     at_least: frozenset[int] = field(default_factory=frozenset)
+    off: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("mover", "opponent"):
@@ -61,6 +65,8 @@ class BoardObservation:
             for point in getattr(self, name):
                 if not 1 <= point <= 25:
                     raise ValueError(f"{name} points are 1..24 or 25 (bar), not {point!r}")
+        if self.off is not None and not 0 <= int(self.off) <= CHECKERS:
+            raise ValueError(f"off must be None or 0..{CHECKERS} checkers, not {self.off!r}")
 
     @classmethod
     def from_position(cls, position: Position, uncertain: Iterable[int] = (), confidence: float = 1.0,
@@ -183,6 +189,10 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     closest = tuple(ranked[:CLOSEST])
 
     if len(exact) > 1:
+        told = _told_by_tray(exact, seen)
+        if told is not None:
+            return Identification("legal", told, seen.confidence * TRAY_CONFIDENCE, 0.0, closest, observed=str(told),
+                                  reason=f"{len(exact)} legal plays fit the points; the tray tells this one")
         return Identification(
             "ambiguous", None, 0.0, 0.0, tuple((p, 0.0) for p in exact[:CLOSEST]),
             reason=f"{len(exact)} legal plays fit the board where it could be read: please look",
@@ -225,6 +235,12 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
                 reason=f"{missing} checker{'s' if missing > 1 else ''} of this play not seen on the board (missed or hidden)",
             )
         tied = [p for m, p in explained if m == missing]
+        told = _told_by_tray(tied, seen)
+        if told is not None:
+            return Identification(
+                "legal", told, seen.confidence * TRAY_CONFIDENCE * UNSEEN_CONFIDENCE**missing, float(missing), closest,
+                observed=str(told), reason=f"{len(tied)} legal plays fit the points if {missing} checker(s) were "
+                                           f"missed; the tray tells this one")
         return Identification(
             "ambiguous", None, 0.0, float(missing), tuple((p, float(missing)) for p in tied[:CLOSEST]),
             reason=f"{len(tied)} legal plays fit the board if {missing} checker(s) were missed: please look",
@@ -238,6 +254,14 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         )
     observed, reason, points = describe_illegal(before, dice, seen)
     return Identification("illegal", None, seen.confidence, best, closest, observed, reason, points)
+
+
+def _told_by_tray(plays: Sequence[Play], seen: BoardObservation) -> Play | None:
+    """The one play of ``plays`` that leaves the mover as many checkers borne off as the tray shows, if one."""
+    if seen.off is None:
+        return None
+    fits = [p for p in plays if p.result().borne_off[0] == seen.off]
+    return fits[0] if len(fits) == 1 else None
 
 
 def describe_illegal(before: Position, dice: Sequence[int], seen: BoardObservation) -> tuple[str, str, tuple[int, ...]]:

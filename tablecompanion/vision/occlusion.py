@@ -287,7 +287,7 @@ def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading
     checkers = replace(latest, uncertain=sorted(set(latest.uncertain) | flicker))
     key = (tuple(sorted((p, None if p in flicker else v) for p, v in latest.points.items())),
            None if 25 in flicker else tuple(sorted(latest.bar.items())), tuple(sorted(flicker)))
-    return BoardReading(checkers, window[-1].calibration), key
+    return replace(window[-1], checkers=checkers), key
 
 
 def _reading_key(reading: BoardReading) -> tuple:
