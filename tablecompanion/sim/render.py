@@ -19,7 +19,7 @@ from tablecompanion.sim import board as board_paint
 from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
 from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
-from tablecompanion.sim.hands import hand_points
+from tablecompanion.sim.hands import SLEEVE, field_block, hand_alpha, hand_bbox, hand_capsules, hand_field, hand_points, project_capsules
 from tablecompanion.sim.errors import SimError
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
@@ -258,21 +258,30 @@ class Renderer:
         return np.vstack([bottom, top])
 
     def _shadow(self, img: np.ndarray, solids: list[np.ndarray], floor_z: float, strength: float = SHADOW_STRENGTH,
-                softness: float = 1.0, contact: bool = True) -> None:
-        """Darken ``img`` under the soft shadows of convex solids (their vertices, world mm)."""
+                softness: float = 1.0, contact: bool = True, under: tuple[list[np.ndarray], float] | None = None) -> None:
+        """Darken ``img`` under the soft shadows of convex solids (their vertices, world mm). ``under`` =
+        (solids, strength): also darken straight under those (the room's light they keep off), in the
+        same pass."""
         if not solids:
             return
         sizes = np.cumsum([0] + [len(p) for p in solids])
         allpts = np.vstack(solids)
         shadow_px = self.model.project(self.shadow_point(allpts, floor_z)).astype(np.float32)
         polys = [cv2.convexHull(shadow_px[sizes[i]:sizes[i + 1]]).reshape(-1, 2) for i in range(len(solids))]
+        below = []
+        if under is not None and under[0]:
+            usizes = np.cumsum([0] + [len(p) for p in under[0]])
+            flat = np.vstack(under[0]).copy()
+            flat[:, 2] = floor_z
+            upx = self.model.project(flat).astype(np.float32)
+            below = [cv2.convexHull(upx[usizes[i]:usizes[i + 1]]).reshape(-1, 2) for i in range(len(under[0]))]
         contacts = []
         if contact:
             lows = [p[p[:, 2] >= p[:, 2].max() - 0.5] for p in solids]
             lsizes = np.cumsum([0] + [len(p) for p in lows])
             low_px = self.model.project(np.vstack(lows)).astype(np.float32)
             contacts = [cv2.convexHull(low_px[lsizes[i]:lsizes[i + 1]]).reshape(-1, 2) for i in range(len(lows))]
-        every = np.vstack(polys + contacts)
+        every = np.vstack(polys + contacts + below)
         pad = int(12 * softness * max(1.0, self.px_per_mm)) + 4
         h, w = img.shape[:2]
         x0 = max(0, int(every[:, 0].min()) - pad)
@@ -286,6 +295,12 @@ class Renderer:
         soft = np.zeros((y1 - y0, x1 - x0), np.uint8)
         for poly in polys:
             cv2.fillConvexPoly(soft, _fp(poly - off), 255, cv2.LINE_AA, SHIFT)
+        if below:
+            pool = np.zeros_like(soft)
+            level = int(round(255 * min(1.0, under[1] / strength)))
+            for poly in below:
+                cv2.fillConvexPoly(pool, _fp(poly - off), level, cv2.LINE_AA, SHIFT)
+            np.maximum(soft, pool, out=soft)
         sigma = 2.2 * softness * max(1.0, self.px_per_mm)
         m = _soft_blur(soft, sigma) * (strength / 255.0)
         if contacts:
@@ -639,7 +654,11 @@ class Renderer:
 
     # --- hands --------------------------------------------------------------------------------
     def _draw_hand(self, img: np.ndarray, hand: Hand, mask_out: np.ndarray) -> None:
-        kinds, offsets, pts = hand_points(hand, self.spec)
+        """A hand: its shadows on the board, then its pieces shaded as one rounded body (``_shade_hand``),
+        whose outline (``hands.hand_field``, the same the truth's mask is rebuilt from) is antialiased at
+        full resolution while the shading is worked out on 2 x 2 blocks."""
+        caps = hand_capsules(hand, self.spec)
+        kinds, offsets, pts = hand_points(hand, self.spec, caps)
         if hand.holding is not None:
             t = self.spec.checker_thickness
             held_z = -max(hand.height - 12.0, t)  # top of the held checker, just under the fingertips
@@ -647,185 +666,204 @@ class Renderer:
                          softness=1.6, contact=False)
             self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
         pieces = [pts[offsets[i]:offsets[i + 1]] for i in range(len(kinds))]
-        self._shadow(img, pieces, floor_z=0.0, strength=0.45, softness=3.0, contact=False)
-        proj = self.model.project(pts)
+        # The lamp's shadow (it falls mostly under the arm), and the room's light kept off the board
+        # under the hand: a soft dark pool, darker the lower the hand.
+        low = [p for p in pieces if -p[:, 2].mean() < hand.height + 60.0]
+        pool = self.camera.ambient * float(np.clip(80.0 / (hand.height + 55.0), 0.25, 0.8))
+        self._shadow(img, pieces, floor_z=0.0, strength=0.45, softness=4.5, contact=False, under=(low, pool))
+        ph = project_capsules(caps, self.model.K, self.model.dist, self.model.R, self.model.t)
         h, w = img.shape[:2]
-        x0 = max(0, int(proj[:, 0].min()) - 4)
-        y0 = max(0, int(proj[:, 1].min()) - 4)
-        x1 = min(w, int(proj[:, 0].max()) + 5)
-        y1 = min(h, int(proj[:, 1].max()) + 5)
+        x0, y0, x1, y1 = hand_bbox(ph, w, h)
         if x1 <= x0 or y1 <= y0:
             return
         self._note_dirty(x0, y0, x1, y1)
-        # Skin is smooth: shade it at half resolution on big pictures, then scale up.
-        k = 2 if self.px_per_mm > 0.9 else 1
-        pw, ph = (x1 - x0 + k - 1) // k, (y1 - y0 + k - 1) // k
-        off = np.float32([x0, y0])
-        skin_m = np.zeros((ph, pw), np.uint8)
-        sleeve_m = np.zeros((ph, pw), np.uint8)
-        body_m = np.zeros((ph, pw), np.uint8)  # palm, wrist and arm: shaded as one rounded mass
-        digits = []  # fingers and thumb: each its own rounded shape over the palm
-        nails = np.zeros((ph, pw), np.uint8)
-        finger_geom = []  # (base, tip, radius, index) of each digit in patch pixels
-        arm_axis = None
-        for i, kind in enumerate(kinds):
-            piece = (proj[offsets[i]:offsets[i + 1]] - off) / k
-            hull = _fp(cv2.convexHull(piece.astype(np.float32)).reshape(-1, 2))
-            cv2.fillConvexPoly(sleeve_m if kind == "sleeve" else skin_m, hull, 255, cv2.LINE_AA, SHIFT)
-            if i < 5:
-                m = np.zeros((ph, pw), np.uint8)
-                cv2.fillConvexPoly(m, hull, 255, cv2.LINE_AA, SHIFT)
-                digits.append(m)
-                # the nail: on the back of the finger, just behind its tip (a capsule is two 14-point balls)
-                n = len(piece) // 2
-                base_c, tip_c = piece[:12].mean(axis=0), piece[n:n + 12].mean(axis=0)
-                r = float(np.linalg.norm(piece[n:n + 12] - tip_c, axis=1).mean())
-                along = tip_c - base_c
-                length = float(np.linalg.norm(along))
-                if r > 1.2 and length > 1e-3:
-                    finger_geom.append((base_c, tip_c, r, i))
-                    centre = tip_c - along / length * 0.35 * r
-                    angle = float(np.degrees(np.arctan2(along[1], along[0])))
-                    cv2.ellipse(nails, ((float(centre[0]), float(centre[1])), (1.3 * r, 1.15 * r), angle), 255, -1, cv2.LINE_AA)
-            else:
-                cv2.fillConvexPoly(body_m, hull, 255, cv2.LINE_AA, SHIFT)
-                if kind == "sleeve":
-                    arm_axis = (piece[:12].mean(axis=0), piece[len(piece) // 2:len(piece) // 2 + 12].mean(axis=0))
-        both = np.maximum(skin_m, sleeve_m)
-        scale = max(2.0, 9.0 * self.px_per_mm / k)
-        dist = cv2.distanceTransform((np.maximum(body_m, sleeve_m) > 0).astype(np.uint8), cv2.DIST_L2, 3)
-        shade = 0.55 + 0.45 * np.sqrt(np.minimum(dist * (1.0 / scale), 1.0))
-        # each finger rounds off on its own, so the gaps between fingers show as real edges
-        finger_scale = max(1.0, 0.45 * scale)
-        for m in digits:
-            inside = m > 127
-            if not inside.any():
-                continue
-            d = cv2.distanceTransform(inside.astype(np.uint8), cv2.DIST_L2, 3)
-            fs = 0.5 + 0.5 * np.sqrt(np.minimum(d * (1.0 / finger_scale), 1.0))
-            a = m.astype(np.float32) / 255.0
-            shade = shade * (1 - a) + fs * a
-        nail_a = cv2.GaussianBlur(nails, (0, 0), 0.6).astype(np.float32) / 255.0 * (skin_m.astype(np.float32) / 255.0)
-        # Skin detail: creases across each finger at its joints, knuckles catching the light, fingertips
-        # and knuckles redder than the back of the hand.
-        crease = np.zeros((ph, pw), np.float32)
-        knuckle = np.zeros((ph, pw), np.float32)
-        flush = np.zeros((ph, pw), np.float32)
-        for base_c, tip_c, r, i in finger_geom:
-            along = base_c - tip_c
-            length = float(np.linalg.norm(along))
-            u = along / length
-            across = np.array([-u[1], u[0]])
-            for f in ((0.28, 0.55) if i < 4 else (0.4,)):
-                c = tip_c + along * f
-                p1, p2 = c - across * r * 0.55, c + across * r * 0.55
-                cv2.line(crease, _fp(p1), _fp(p2), 1.0, 1, cv2.LINE_AA, SHIFT)
-            kc = base_c - u * r * 0.3
-            cv2.ellipse(knuckle, ((float(kc[0]), float(kc[1])), (1.4 * r, 1.1 * r), 0.0), 1.0, -1, cv2.LINE_AA)
-            cv2.circle(flush, _fp(tip_c), int(round(r * 1.1 * ONE)), 1.0, -1, cv2.LINE_AA, SHIFT)
-            cv2.circle(flush, _fp(base_c), int(round(r * 0.9 * ONE)), 0.6, -1, cv2.LINE_AA, SHIFT)
-        skin_a = skin_m.astype(np.float32) / 255.0
-        crease = cv2.GaussianBlur(crease, (0, 0), 0.6) * skin_a
-        soft = cv2.GaussianBlur(cv2.merge([knuckle, flush]), (0, 0), max(0.8, 0.7 * finger_scale))  # one pass for both
-        knuckle, flush = soft[..., 0] * skin_a, soft[..., 1] * skin_a
-        shade = shade * (1.0 - 0.12 * crease) + 0.05 * knuckle
-        sl = (sleeve_m.astype(np.float32) / 255.0)[..., None]
-        if arm_axis is not None:  # cloth: folds across the sleeve, uneven
-            a0, a1 = arm_axis
-            d = a1 - a0
-            n = float(np.linalg.norm(d))
-            if n > 1e-3:
-                d = d / n
-                # smooth: worked out on a coarse grid and scaled up
-                g = 4
-                gh, gw = max(2, -(-ph // g)), max(2, -(-pw // g))
-                yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32) * g
-                t = (xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]
-                s_ = (xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]
-                period = max(3.0, 13.0 * self.px_per_mm / k)
-                # irregular: two incommensurate waves along the arm, bent across it
-                folds = np.sin(t / period + 1.6 * np.sin(s_ / (1.7 * period))) * np.sin(t / (2.9 * period) + 1.3) \
-                    + 0.5 * np.sin(t / (0.61 * period) + 2.2 * np.sin(s_ / (2.3 * period) + 0.7))
-                folds = cv2.resize(folds, (gw * g, gh * g), interpolation=cv2.INTER_LINEAR)[:ph, :pw]
-                shade = shade * (1.0 + 0.07 * folds * sl[..., 0])
-        skin = np.array(hand.skin, np.float32)
-        colour = skin + sl * (np.array(hand.sleeve, np.float32) - skin)
-        colour = colour * (1.0 - flush[..., None] * np.float32([0.12, 0.10, -0.02]))
-        nail_colour = np.clip(skin * 1.18 + np.float32([10, 6, 4]), 0, 255)  # nails: paler and glossier
-        colour = colour + nail_a[..., None] * 0.8 * (nail_colour - colour)
-        # Skin and cloth are not one flat colour: blotchy tone and fine grain, fixed to the hand.
-        tone = self._skin_texture(ph, pw, hand)
-        # Lit from the lamp's side: the rounded shading read as a height field, its slopes as normals.
-        lam, glint = self._hand_light(shade, scale, hand)
-        st = shade * lam * tone
-        # Light scattered under the skin: its shadows go redder, not grey.
-        # (st ** p per channel, p = 1.3, 1.12, 0.92, linearised about 1: cheap, and st stays near 1)
-        bare = 1.0 - sl[..., 0]
-        under = ((st - 1.0) * bare)[..., None] * np.float32([0.3, 0.12, -0.08])
-        rgb = colour * (st[..., None] * (1.0 + under))
-        rgb += (glint * bare * 40.0)[..., None]  # skin's faint sheen
-        a = both.astype(np.float32) / 255.0
-        premul = rgb * a[..., None]
+        k = field_block(ph)
+        gw, gh = -(-(x1 - x0) // k), -(-(y1 - y0) // k)
+        field = hand_field(ph, x0, y0, gw, gh, k, shading=True)
+        rgb = self._shade_hand(field, ph, hand, k, x0, y0)
         mx, my = hand.motion_mm if self.camera.motion_blur else (0.0, 0.0)
-        if abs(mx) + abs(my) > 0.5:
-            kern = _line_kernel((mx * self.px_per_mm / k, my * self.px_per_mm / k))
-            premul = cv2.filter2D(premul, -1, kern)
+        motion = (mx * self.px_per_mm, my * self.px_per_mm)
+        fw, fh = x1 - x0, y1 - y0
+        if abs(motion[0]) + abs(motion[1]) > 1.5 * k:
+            # Smeared anyway: blur the coverage and colour at the shading's resolution, then scale up.
+            a = np.clip(0.5 - field.sdf / k, 0.0, 1.0)
+            kern = _line_kernel((motion[0] / k, motion[1] / k))
+            premul = cv2.filter2D(rgb * a[..., None], -1, kern)
             a = cv2.filter2D(a, -1, kern)
-        blur = (self.camera.focus_blur + 0.4) / k
-        premul = cv2.GaussianBlur(premul, (0, 0), blur)
-        a = cv2.GaussianBlur(a, (0, 0), blur)
-        rgb = premul / np.maximum(a, 1e-3)[..., None]
-        if k > 1:
-            rgb = cv2.resize(rgb, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
-            a = cv2.resize(a, (pw * k, ph * k), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+            blur = (self.camera.focus_blur + 0.3) / k
+            premul = cv2.GaussianBlur(premul, (0, 0), blur)
+            a = cv2.GaussianBlur(a, (0, 0), blur)
+            rgb = premul / np.maximum(a, 1e-3)[..., None]
+            if k > 1:
+                rgb = cv2.resize(rgb, (gw * k, gh * k), interpolation=cv2.INTER_LINEAR)[:fh, :fw]
+                a = cv2.resize(a, (gw * k, gh * k), interpolation=cv2.INTER_LINEAR)[:fh, :fw]
+        else:
+            if k > 1:
+                rgb = cv2.resize(rgb, (gw * k, gh * k), interpolation=cv2.INTER_LINEAR)[:fh, :fw]
+            a = hand_alpha(field.sdf, k, fw, fh)
+            if self.camera.focus_blur > 0:
+                a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur)
         rgb *= self.air_light[y0:y1, x0:x1]
         _blend(img, x0, y0, rgb, a)
         if mask_out is not None:
             roi = mask_out[y0:y1, x0:x1]
             np.maximum(roi, (a * 255).astype(np.uint8), out=roi)
 
-    def _hand_light(self, height: np.ndarray, scale: float, hand: Hand) -> tuple[np.ndarray, np.ndarray]:
-        """Diffuse light (about 1 where the surface faces up) and a specular glint for a hand patch whose
-        rounded shading ``height`` (0.5 at the outline, 1 on top, ``scale`` px from edge to top) is read
-        as a height field: the side towards the lamp brighter, the far side darker."""
-        if min(height.shape) < 3:  # a sliver at the picture's edge
-            return np.ones_like(height, dtype=np.float32), np.zeros_like(height, dtype=np.float32)
-        height = height.astype(np.float32)
-        gy, gx = np.gradient(cv2.GaussianBlur(height, (0, 0), max(1.0, 0.25 * scale)))  # no steps of the distance map
-        k = 1.6 * scale  # slopes near the outline of about 1 (45 degrees)
-        nx, ny = -gx * k, -gy * k
-        inv = 1.0 / np.sqrt(nx * nx + ny * ny + 1.0)
+    def _shade_hand(self, field, ph, hand: Hand, k: int, x0: int, y0: int) -> np.ndarray:
+        """The hand's colour (before the light map of where it is) on the field's grid: skin and sleeve
+        lit from the lamp with the normals of its pieces, occlusion in its creases, knuckle creases,
+        nails, redder tips and knuckles, the skin's sheen and its red-going shadows."""
+        caps = ph.caps
+        top = field.top
+        inside = top >= 0
+        gh, gw = top.shape
+        m = inside.astype(np.float32)
+        npc = len(caps)
+        # What each pixel's piece is, in one gather: sleeve, finger bone (1-3), distal bone, the knuckle
+        # end of a metacarpal, bone length (mm), radius at each end (mm), dorsal vector (camera axes).
+        table = np.zeros((npc + 1, 10), np.float32)
+        table[:npc, 0] = [kd == SLEEVE for kd in caps.kind]
+        table[:npc, 1] = (caps.digit >= 0) & (caps.joint >= 2)
+        table[:npc, 2] = (caps.digit >= 0) & (caps.joint == 3)
+        table[:npc, 3] = (caps.digit >= 0) & (caps.digit < 4) & (caps.joint == 0)
+        table[:npc, 4] = np.linalg.norm(caps.b - caps.a, axis=1)
+        table[:npc, 5] = caps.ra
+        table[:npc, 6] = caps.rb
+        table[:npc, 7:10] = ph.dorsal
+        table[npc, 4:7] = 1.0
+        attr = table[np.where(inside, top, npc)]
+        sleeve, joint2, distal, meta = attr[..., 0], attr[..., 1], attr[..., 2], attr[..., 3]
+        length, r_start, r_end = attr[..., 4], attr[..., 5], attr[..., 6]
+        # Normals: from the slopes of the blended height field (smooth where pieces melt together), but
+        # each piece's own on the outline and at steps where one piece lies over another.
+        H = field.height
+        if min(H.shape) >= 2:
+            gy, gx = np.gradient(H * (1.0 / k))
+        else:  # a sliver at the picture's edge
+            gy = gx = np.zeros_like(H)
+        g2 = gx * gx + gy * gy
+        inv = 1.0 / np.sqrt(g2 + 1.0)
+        n = cv2.merge([-gx * inv, -gy * inv, inv])
+        steep = ((g2 > 6.0) | ~inside)[..., None]
+        n = np.where(steep, field.normal, n) * m[..., None]
+        n = cv2.GaussianBlur(n, (0, 0), 0.7)
+        n[..., 2] += 1.0 - m
+        n *= (1.0 / np.maximum(np.sqrt(np.einsum("...i,...i->...", n, n)), 1e-4))[..., None]
+        nx, ny, nz = cv2.split(n)
+        # The lamp as seen from the hand, in camera axes (z towards the camera, as the normals).
         tip = np.array([hand.x, hand.y, -hand.height])
         to_lamp = self.light_pos - tip
         to_lamp /= np.linalg.norm(to_lamp)
-        lc = self.model.R @ to_lamp  # camera coordinates: x right, y down, z away from the camera
-        lx, ly, lz = float(lc[0]), float(lc[1]), float(-lc[2])  # z towards the camera, as the normals
-        lam = np.maximum(nx * lx + ny * ly + lz, 0.0) * inv
-        diffuse = 0.45 + 0.55 * lam / max(lz, 0.2)
-        hx, hy, hz = lx, ly, lz + 1.0  # half vector between the lamp and the camera
-        hn = math.sqrt(hx * hx + hy * hy + hz * hz)
-        spec = np.maximum((nx * hx + ny * hy + hz) * inv / hn, 0.0)
-        spec = spec * spec
-        spec = spec * spec
-        spec = spec * spec  # ^8: a broad, soft glint
-        return diffuse.astype(np.float32), (spec * 0.35).astype(np.float32)
+        lc = self.model.R @ to_lamp
+        lx, ly, lz = float(lc[0]), float(lc[1]), float(-lc[2])
+        ndl = nx * lx + ny * ly + nz * lz
+        wrap = 0.4  # light bleeds round the terminator under skin
+        lam = np.maximum(ndl + wrap, 0.0) * (1.0 / max(lz + wrap, 0.2))
+        amb = self.camera.ambient
+        # Occlusion: where the surface lies below its neighbourhood (between fingers, along a finger over
+        # the palm), the room's light reaches less of it.
+        mm = ph.px_per_mm / k  # grid cells per mm
+        floor_h = float(H[inside].min()) - 12.0 * mm * k if inside.any() else 0.0
+        Hx = np.where(inside, H, np.float32(floor_h)) * (1.0 / k)
+        cav = np.clip((cv2.GaussianBlur(Hx, (0, 0), max(1.0, 4.0 * mm)) - Hx) * (1.0 / max(1.0, 3.0 * mm)), 0.0, 1.0)
+        ao = 1.0 - 0.6 * cav
+        light = ao * (amb * (0.75 + 0.25 * nz) + (1.0 - amb) * 0.45 * lam) + (1.0 - amb) * 0.55 * lam
+        bare = m - sleeve
+        along = field.along * length
+        back = np.clip((nx * attr[..., 7] + ny * attr[..., 8] + nz * attr[..., 9] - 0.2) * 1.6, 0.0, 1.0)
+        # Creases across the back of each finger joint (the proximal ends of the middle and distal bones
+        # and the thumb's last), a few lines each; a darker band where the picture cannot resolve them.
+        near_joint = np.clip(1.0 - along / (0.9 * r_start), 0.0, 1.0) * joint2
+        resolved = float(np.clip(0.16 * 8.0 * mm - 1.2, 0.0, 1.0))
+        if resolved > 0:
+            lines = 0.5 + 0.5 * np.cos(along * (2 * np.pi) / (0.16 * r_start))
+            lines = lines * lines
+            lines = resolved * lines * lines + (1.0 - resolved) * 0.15
+            crease = lines * near_joint * back
+        else:
+            crease = 0.15 * near_joint * back
+        # Nails on the back of the last bone, their free edge paler.
+        from_tip = length - along
+        rq = 0.12 * r_end
+        nail = distal * np.clip((from_tip - rq) / (rq + 0.5), 0, 1) * np.clip((1.25 * r_end - from_tip) / (0.2 * r_end + 0.5), 0, 1) \
+            * np.clip((back - 0.35) * 3.0, 0, 1)
+        free_edge = nail * np.clip(1.0 - (from_tip - rq) / (0.3 * r_end + 0.5), 0, 1)
+        # Fingertips and knuckles are redder than the back of the hand.
+        tipness = distal * np.clip(1.0 - from_tip / (2.2 * r_end), 0, 1)
+        knuckle = meta * np.clip(1.0 - from_tip / (1.4 * r_end), 0, 1) + near_joint * 0.6
+        tex = self._skin_texture(gh, gw, hand)
+        skin = np.array(hand.skin, np.float32)
+        redness = np.clip(0.8 * tipness + 0.7 * knuckle, 0, 1) + np.clip(tex[..., 1] + 0.6 * cav, -1, 1)
+        shade = tex[..., 0] * (1.0 - 0.22 * crease) * (1.0 + 0.06 * knuckle * back)
+        colour = skin * (shade[..., None] * (1.0 - (redness * bare)[..., None] * np.float32([0.1, 0.08, -0.025])))
+        if sleeve.any():
+            colour += (sleeve * shade)[..., None] * (np.array(hand.sleeve, np.float32) - skin)
+            light *= 1.0 + 0.09 * self._folds(ph, x0, y0, gh, gw, k) * sleeve  # cloth: folds across the sleeve
+        nail_colour = np.clip(skin * np.float32([1.12, 1.1, 1.04]) + np.float32([14, 10, 6]), 0, 255)
+        colour += (nail * 0.85)[..., None] * (nail_colour - colour)
+        colour += (free_edge * 0.8)[..., None] * (np.float32([215, 225, 235]) - colour)
+        # Sheen: skin is a little oily (broad), nails glossy (tight).
+        hx, hy, hz = lx, ly, lz + 1.0
+        hn = 1.0 / math.sqrt(hx * hx + hy * hy + hz * hz)
+        ndh = np.maximum((nx * hx + ny * hy + nz * hz) * hn, 0.0)
+        s4 = ndh * ndh
+        s4 *= s4
+        s16 = s4 * s4
+        s16 *= s16
+        sheen = bare * (0.09 * s4 + (0.14 + 0.12 * knuckle) * s16) + nail * 0.45 * (s16 * s16 * s4)
+        # Light scattered under the skin: its shadows go redder, not grey.
+        under = ((light - 1.0) * bare)[..., None] * np.float32([0.3, 0.12, -0.08])
+        rgb = colour * (light[..., None] * (1.0 + under))
+        rgb += (sheen * (255.0 * (1.0 - amb)))[..., None] * np.float32(LAMP_COLOUR)
+        # Edge pixels outside the pieces get their neighbours' colour (the outline is antialiased), and
+        # the lens softens the steps where one piece passes over another.
+        rgb *= m[..., None]
+        soft = cv2.GaussianBlur(cv2.merge([rgb, m]), (0, 0), 0.6)
+        filled = cv2.GaussianBlur(soft, (0, 0), 1.2)
+        out = np.where(inside[..., None], soft[..., :3] / np.maximum(soft[..., 3:], 1e-3),
+                       filled[..., :3] / np.maximum(filled[..., 3:], 1e-3))
+        return out.astype(np.float32)
+
+    def _folds(self, ph, x0: int, y0: int, gh: int, gw: int, k: int) -> np.ndarray:
+        """Folds across the sleeve (about -1..1 on the grid), irregular: two incommensurate waves along
+        the arm, bent across it; worked out on a coarse grid and scaled up (cloth folds are smooth)."""
+        i = ph.caps.kind.index("sleeve")
+        a0 = (ph.a[i] - np.float32([x0, y0])) / k
+        d = (ph.b[i] - ph.a[i]) / k
+        n = float(np.linalg.norm(d))
+        if n < 1e-3:
+            return np.zeros((gh, gw), np.float32)
+        d = d / n
+        g = 4
+        sh, sw = max(2, -(-gh // g)), max(2, -(-gw // g))
+        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * g
+        t = (xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]
+        s_ = (xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]
+        period = max(3.0, 13.0 * self.px_per_mm / k)
+        folds = np.sin(t / period + 1.6 * np.sin(s_ / (1.7 * period))) * np.sin(t / (2.9 * period) + 1.3) \
+            + 0.5 * np.sin(t / (0.61 * period) + 2.2 * np.sin(s_ / (2.3 * period) + 0.7))
+        return cv2.resize(folds.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
 
     def _skin_texture(self, h: int, w: int, hand: Hand) -> np.ndarray:
-        """A multiplicative tone map (about 1) for a hand patch, from a bank drawn once."""
+        """Skin's unevenness for a hand patch, from a bank drawn once: (h, w, 2), a tone (about 1) and a
+        redness (about 0: blotches where blood shows through, on top of the grain)."""
         if getattr(self, "_skin_bank", None) is None:
             rng = np.random.default_rng(23)
             size = 512
-            blotch = textures.value_noise((size, size), 40, rng) * 0.06 + textures.value_noise((size, size), 12, rng) * 0.03
-            grain = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 0.8) * 0.03
-            self._skin_bank = (1.0 + blotch + grain).astype(np.float32)
+            blotch = textures.value_noise((size, size), 40, rng) * 0.06 + textures.value_noise((size, size), 12, rng) * 0.035
+            grain = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 0.8) * 0.035
+            red = textures.value_noise((size, size), 22, rng) * 0.6 + textures.value_noise((size, size), 7, rng) * 0.25
+            self._skin_bank = np.dstack([1.0 + blotch + grain, red]).astype(np.float32)
+            self._skin_bank = np.tile(self._skin_bank, (2, 2, 1))  # any window of up to 512 x 512 is one slice
         bank = self._skin_bank
-        reps = (max(1, -(-h // bank.shape[0])), max(1, -(-w // bank.shape[1])))
-        tiled = np.tile(bank, reps) if reps != (1, 1) else bank
+        size = bank.shape[0] // 2
+        if h > size or w > size:
+            reps = (-(-h // size) + 1, -(-w // size) + 1, 1)
+            bank = np.tile(bank[:size, :size], reps)
         # Fixed to the hand: offset by where the fingertips are, so it moves with the hand.
-        oy = int(hand.y * 0.5) % bank.shape[0]
-        ox = int(hand.x * 0.5) % bank.shape[1]
-        tiled = np.roll(tiled, (-oy, -ox), axis=(0, 1)) if (oy or ox) else tiled
-        return tiled[:h, :w]
+        oy = int(hand.y * 0.5) % size
+        ox = int(hand.x * 0.5) % size
+        return bank[oy:oy + h, ox:ox + w]
 
     def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
         """A checker drawn on an already lit picture (held in a hand): unlight the patch, draw, relight."""
@@ -847,10 +885,11 @@ class Renderer:
     # --- truth --------------------------------------------------------------------------------
     def _base_truth(self, scene: Scene) -> dict:
         bottom_board, top_board = scene.boards()
+        fixed = self._fixed_truth()
         truth = {
             "image_size": [self.camera.width, self.camera.height],
-            "camera": self.model.to_truth(),
-            "homography_image_to_board": self.model.homography_image_to_board().round(9).tolist(),
+            "camera": _copy_nested(fixed["camera"]),
+            "homography_image_to_board": _copy_nested(fixed["homography"]),
             "home": scene.home,
             "bottom": scene.bottom,
             "roller": scene.roller,
@@ -862,11 +901,21 @@ class Renderer:
             "markers": None,
         }
         if scene.markers:
-            truth["markers"] = {
-                str(mid): _r(self.model.project(np.array([[x, y, 0.0] for x, y in self.geo.marker_corners(mid)])))
-                for mid in MARKER_IDS.values()
-            }
+            truth["markers"] = _copy_nested(fixed["markers"])
         return truth
+
+    def _fixed_truth(self) -> dict:
+        """The parts of the truth that never change for this renderer (worked out once)."""
+        if getattr(self, "_fixed", None) is None:
+            self._fixed = {
+                "camera": self.model.to_truth(),
+                "homography": self.model.homography_image_to_board().round(9).tolist(),
+                "markers": {
+                    str(mid): _r(self.model.project(np.array([[x, y, 0.0] for x, y in self.geo.marker_corners(mid)])))
+                    for mid in MARKER_IDS.values()
+                },
+            }
+        return self._fixed
 
     def _die_truth(self, scene: Scene, die: Die, pose: Pose, notes: dict, outline: np.ndarray) -> dict:
         x, y = float(pose.centre[0]), float(pose.centre[1])
@@ -947,6 +996,15 @@ def _line_kernel(motion) -> np.ndarray:
     c = size // 2
     cv2.line(k, (int(round(c - dx / 2)), int(round(c - dy / 2))), (int(round(c + dx / 2)), int(round(c + dy / 2))), 1.0, 1)
     return k / max(k.sum(), 1e-6)
+
+
+def _copy_nested(v):
+    """A copy of nested lists and dicts of numbers (the truth's fixed parts, so no frame's truth shares them)."""
+    if isinstance(v, list):
+        return [_copy_nested(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _copy_nested(x) for k, x in v.items()}
+    return v
 
 
 def _r(a) -> list:

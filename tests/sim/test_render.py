@@ -201,7 +201,7 @@ def test_hand_mask_can_be_rebuilt_from_the_compact_truth():
     rebuilt = mask_from_truth(truth["hands"], truth["camera"])
     drawn = truth["hand_mask"]
     iou = (rebuilt & drawn).sum() / (rebuilt | drawn).sum()
-    assert iou > 0.9
+    assert iou > 0.98  # the same field draws the hand and rebuilds its mask: only the lens blur differs
 
 
 @settings(max_examples=40, deadline=None)
