@@ -236,13 +236,24 @@ class Renderer:
         if cube_pose is not None:
             self._shadow(img, [cube_pose.vertices()], floor_z=0.0)
             cube_truth = self._draw_cube(img, cube_pose, scene)
+        # Glints: the lamp mirrored in each checker's glossy top and rounded rim, added after the light
+        # (a highlight is brighter than any albedo); each checker first hides the glints it covers.
+        self._glints = np.zeros(img.shape[:2], np.float32)
+        self._tops = np.zeros(img.shape[:2], np.float32)
+        self._ring_a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
         for layer in range(max_layer + 1):
             group = [c for c in checkers if c[2] == layer]
             self._shadow(img, [self._cylinder(c[0], c[1], layer * t, t) for c in group], floor_z=-layer * t)
             group.sort(key=lambda c: -float(self.model.depth(np.array([[c[0], c[1], -layer * t]]))[0]))
             for c in group:
                 self._draw_checker(img, c[0], c[1], -layer * t, c[3])
+        glints, self._glints = self._glints, None
+        glints += self._tops * self._glint_map()
+        self._tops = None
         lit = cv2.multiply(img.astype(np.float32), self.light)
+        if glints.any():
+            glints = cv2.GaussianBlur(glints, (0, 0), max(0.8, 0.5 * self.px_per_mm))
+            lit += glints[..., None] * (self.light * np.float32(255.0 * (1.0 - self.camera.ambient)))
         if self.camera.focus_blur > 0:
             lit = cv2.GaussianBlur(lit, (0, 0), self.camera.focus_blur)
         out = np.clip(lit, 0, 255).astype(np.uint8)
@@ -334,6 +345,60 @@ class Renderer:
         n = sprite.shape[0]
         c = (n - 1) / 2
         self._paste_affine(img, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:], tint)
+        if getattr(self, "_glints", None) is not None and origin == (0.0, 0.0):
+            self._checker_glint(x, y, ztop, hull, colour)
+
+    def _checker_glint(self, x: float, y: float, ztop: float, hull: np.ndarray, colour: str) -> None:
+        """The lamp's reflection on one checker (into ``self._glints``): a thin bright arc on the rounded
+        rim where its normal turns to the half vector between lamp and camera, and a soft sheen on the
+        flat top, strong only near the board's mirror point of the lamp."""
+        g = self._glints
+        cv2.fillConvexPoly(g, _fp(hull), 0.0, cv2.LINE_AA, SHIFT)  # this checker hides what is under it
+        r = self.spec.checker_diameter / 2
+        p = np.array([x, y, ztop])
+        lv = self.light_pos - p
+        cv = self.model.centre - p
+        hv = lv / np.linalg.norm(lv) + cv / np.linalg.norm(cv)
+        hv /= np.linalg.norm(hv)
+        up = float(-hv[2])  # cos of the half vector's angle from the vertical
+        tilt = math.acos(min(1.0, up))
+        phi = math.atan2(hv[1], hv[0])
+        # The rim rounds off from 0.86 r outwards: the normal tilted by ``tilt`` lies at about this radius.
+        rr = r * (0.86 + 0.13 * min(1.0, tilt / 1.0))
+        arc = np.linspace(phi - 0.5, phi + 0.5, 9)
+        ring = np.column_stack([x + rr * np.cos(arc), y + rr * np.sin(arc), np.full(9, ztop)])
+        px = self.model.project(ring)
+        shiny = 0.75 if colour == "dark" else 0.5  # the light checkers' white is nearly at the top already
+        weight = np.sin(np.linspace(0, np.pi, 9))
+        for i in range(8):
+            v = float(shiny * 0.5 * (weight[i] + weight[i + 1]))
+            cv2.line(g, _fp(px[i]), _fp(px[i + 1]), v, max(1, int(round(0.06 * r * self.px_per_mm))), cv2.LINE_AA, SHIFT)
+        # The flat top mirrors the lamp where the half vector is nearly vertical: marked here, lit from
+        # the board's glint map (``_glint_map``) once all checkers are drawn.
+        inner = self.model.project(np.column_stack([x + 0.84 * r * np.cos(self._ring_a), y + 0.84 * r * np.sin(self._ring_a),
+                                                    np.full(len(self._ring_a), ztop)]))
+        cv2.fillConvexPoly(self._tops, _fp(hull), 0.0, cv2.LINE_AA, SHIFT)
+        cv2.fillConvexPoly(self._tops, _fp(inner), shiny, cv2.LINE_AA, SHIFT)
+
+    def _glint_map(self) -> np.ndarray:
+        """How strongly a glossy horizontal surface a checker's height up mirrors the lamp into each
+        pixel (0..1): a bright lobe a few degrees wide round the mirror point, with a faint haze."""
+        if getattr(self, "_glint_lobe", None) is None:
+            w, h = self.camera.width, self.camera.height
+            f = 4
+            sw, sh = max(2, w // f), max(2, h // f)
+            rays = self.model.pixel_rays()[f // 2::f, f // 2::f][:sh, :sw]
+            z = -self.spec.checker_thickness
+            X, Y = self.model.rays_to_plane(rays, z)
+            P = np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64)
+            lv = self.light_pos - P
+            cv = self.model.centre - P
+            hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
+            hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
+            ang = np.arccos(np.clip(-hv[..., 2], -1, 1))
+            lobe = np.exp(-((ang / 0.045) ** 2)) + 0.12 * np.exp(-((ang / 0.14) ** 2))
+            self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+        return self._glint_lobe
 
     def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray,
                       tint: np.ndarray | None = None) -> None:
@@ -469,6 +534,8 @@ class Renderer:
             a = a * alpha
         if lit:
             rgb *= self.air_light[y0:y1, x0:x1]
+            rgb += self._die_glint(pose, faces, face_px, off, (ph, pw))[..., None] * self.air_light[y0:y1, x0:x1] * np.float32(
+                255.0 * (1.0 - self.camera.ambient))
         if mx > 0.5 or my > 0.5:
             kern = _line_kernel(motion_px)
             rgb = cv2.filter2D(rgb * a[..., None], -1, kern)
@@ -480,6 +547,53 @@ class Renderer:
             rgb = rgb / np.maximum(a, 1e-3)[..., None]
         _blend(img, x0, y0, rgb, a)
         return hull, visible
+
+    def _die_glint(self, pose: Pose, faces, face_px: np.ndarray, off: np.ndarray, shape) -> np.ndarray:
+        """The lamp's reflection on a glossy die (0..1 on its patch): a thin line along the rounded edge
+        whose normal lies nearest the half vector between lamp and camera, a spot on the corner nearest
+        it, and a sheen over a face that almost mirrors the lamp."""
+        out = np.zeros(shape, np.float32)
+        lv = self.light_pos - pose.centre
+        cv = self.model.centre - pose.centre
+        hv = lv / np.linalg.norm(lv) + cv / np.linalg.norm(cv)
+        hv /= np.linalg.norm(hv)
+        normals = np.array([f[1] for f in faces])
+        facing = normals @ (cv / np.linalg.norm(cv)) > 0
+        best = None
+        for i in range(6):
+            for j in range(i + 1, 6):
+                if normals[i] @ normals[j] < -0.5:
+                    continue  # opposite faces share no edge
+                if not (facing[i] or facing[j]):
+                    continue
+                shared = [q for q in range(4) if np.min(np.linalg.norm(faces[j][2] - faces[i][2][q], axis=1)) < 1e-6]
+                if len(shared) != 2:
+                    continue
+                # The rounded edge's normals sweep the arc from one face's normal to the other's: the
+                # glint is as bright as the half vector lies near that arc.
+                axis = np.cross(normals[i], normals[j])
+                off = float(hv @ axis)
+                inplane = hv - off * axis
+                if inplane @ normals[i] > 0 and inplane @ normals[j] > 0:
+                    score = math.sqrt(max(0.0, 1.0 - off * off))
+                else:
+                    score = float(max(hv @ normals[i], hv @ normals[j]))
+                if best is None or score > best[0]:
+                    best = (score, i, shared)
+        if best is not None:
+            score, i, shared = best
+            a, b = face_px[i][shared[0]] - off, face_px[i][shared[1]] - off
+            a, b = a + 0.18 * (b - a), b - 0.18 * (b - a)  # the corners are rounded off
+            v = float(max(score, 0.0) ** 60) * 0.8
+            if v > 0.02:
+                thick = max(1, int(round(0.05 * self.spec.die_size * self.px_per_mm)))
+                cv2.line(out, _fp(a), _fp(b), v, thick, cv2.LINE_AA, SHIFT)
+        for i in range(6):
+            if facing[i]:
+                sheen = float(max(float(normals[i] @ hv), 0.0) ** 300) * 0.5
+                if sheen > 0.02:
+                    cv2.fillConvexPoly(out, _fp(face_px[i] - off), sheen, cv2.LINE_AA, SHIFT)
+        return cv2.GaussianBlur(out, (0, 0), max(0.7, 0.35 * self.px_per_mm))
 
     # --- per frame ----------------------------------------------------------------------------
     def render(self, scene: Scene, seed: int = 0, encode: bool = True, gain: float = 1.0,
