@@ -615,7 +615,8 @@ def iter_match_frames(
     arrays as physically on the board, a checker in a hand excluded), ``in_hand``, ``dice``,
     ``cube``, ``hands`` and ``hand_mask``, and ``events``. ``turns_out`` (a list) receives the per-turn
     records with exact positions as the replay passes them. ``lighting_drift`` is the amplitude of the
-    slow exposure changes (auto-exposure, daylight) over the footage; 0 keeps it steady.
+    slow exposure and white-balance changes (auto-exposure, daylight) over the footage, on top of which
+    the camera's metering answers a hand coming into the picture (``_Metering``); 0 keeps it steady.
     ``passing_shadows`` adds, about every 40 s, a soft shadow drifting across the board for a few
     seconds (someone leaning between the lamp and the board); frames carry it as ``shade``.
     """
@@ -630,14 +631,16 @@ def iter_match_frames(
     director = _Director(script, renderer, table, seed, fps, probs)
     seen = 0
     shadows = _ShadowSchedule(seed, fps, renderer.spec) if passing_shadows else None
+    metering = _Metering(seed, fps, lighting_drift)
     for index, spec in enumerate(director.run(max_turns)):
         while turns_out is not None and seen < len(director.turn_records):
             turns_out.append(director.turn_records[seen])
             seen += 1
-        t = index / fps
-        gain = 1.0 + lighting_drift * (math.sin(2 * math.pi * t / 17.0 + seed) * 0.7 + math.sin(2 * math.pi * t / 53.0) * 0.3)
+        gain, balance = metering.next(index)
         shade = shadows.at(index) if shadows is not None else None
-        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode, gain=gain, shade=shade)
+        img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode,
+                                     gain=tuple(gain * b for b in balance), shade=shade)
+        metering.saw(truth["hand_mask"])
         info = spec.info
         out = {
             "frame": index,
@@ -656,12 +659,39 @@ def iter_match_frames(
             "hand_mask": truth["hand_mask"],
             "events": info["events"],
             "exposure": round(gain, 4),
+            "white_balance": [round(b, 4) for b in balance],
             "shade": truth.get("shade"),
         }
         yield img, out
     while turns_out is not None and seen < len(director.turn_records):
         turns_out.append(director.turn_records[seen])
         seen += 1
+
+
+class _Metering:
+    """What the webcam's automatic exposure and white balance do over footage: a slow drift (daylight,
+    the camera hunting), and a lagging response to a hand coming into the picture: the dark sleeve
+    pulls the metered brightness down so the gain rises, the warm skin pulls the balance cooler. Steady
+    light from frame to frame gave footage away; 0 drift keeps it steady."""
+
+    def __init__(self, seed: int, fps: float, drift: float) -> None:
+        self.seed, self.fps, self.drift = seed, fps, drift
+        self.cover = 0.0  # the share of the picture under hands, as the camera's metering has caught up with
+        self.keep = math.exp(-1.0 / (0.5 * fps))  # about half a second to settle
+
+    def next(self, index: int) -> tuple[float, tuple[float, float, float]]:
+        t = index / self.fps
+        d = self.drift
+        gain = 1.0 + d * (math.sin(2 * math.pi * t / 17.0 + self.seed) * 0.7 + math.sin(2 * math.pi * t / 53.0) * 0.3)
+        warm = 0.4 * d * math.sin(2 * math.pi * t / 41.0 + 1.7 * self.seed)
+        if d > 0:
+            gain *= 1.0 + 0.45 * self.cover
+            warm -= 0.35 * self.cover
+        return gain, (1.0 - warm, 1.0, 1.0 + warm)
+
+    def saw(self, hand_mask) -> None:
+        cover = float(np.count_nonzero(hand_mask)) / hand_mask.size if hand_mask is not None else 0.0
+        self.cover = self.keep * self.cover + (1.0 - self.keep) * cover
 
 
 class _ShadowSchedule:

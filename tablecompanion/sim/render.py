@@ -382,7 +382,8 @@ class Renderer:
 
     def _glint_map(self) -> np.ndarray:
         """How strongly a glossy horizontal surface a checker's height up mirrors the lamp into each
-        pixel (0..1): a bright lobe a few degrees wide round the mirror point, with a faint haze."""
+        pixel (0..1): the lamp's image (about 1.3 degrees: a shade some 6 cm across 1.5 m up) round the
+        mirror point, with a faint halo from the surface's unevenness."""
         if getattr(self, "_glint_lobe", None) is None:
             w, h = self.camera.width, self.camera.height
             f = 4
@@ -396,7 +397,7 @@ class Renderer:
             hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
             hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
             ang = np.arccos(np.clip(-hv[..., 2], -1, 1))
-            lobe = np.exp(-((ang / 0.045) ** 2)) + 0.12 * np.exp(-((ang / 0.14) ** 2))
+            lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
             self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         return self._glint_lobe
 
@@ -600,7 +601,8 @@ class Renderer:
                shade: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, dict]:
         """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth.
 
-        ``gain`` scales the exposure of this frame only (auto-exposure drift, daylight); ``shade`` =
+        ``gain`` scales the exposure of this frame only (auto-exposure drift, daylight), one factor or
+        three (B, G, R: the white balance drifting with it); ``shade`` =
         (x_mm, y_mm, radius_mm, strength) darkens a soft disc of the table (someone leaning over the
         light, a passing cloud).
         """
@@ -759,7 +761,10 @@ class Renderer:
             ox, oy = (int(v) for v in rng.integers(0, NOISE_PAD, 2))
             img = cv2.add(img, self.noise_pos[oy:oy + h, ox:ox + w])
             img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
-        if abs(gain - 1.0) > 1e-3:
+        if isinstance(gain, (tuple, list, np.ndarray)):  # per channel (B, G, R): white balance drifting too
+            if max(abs(float(g) - 1.0) for g in gain) > 1e-3:
+                img = cv2.multiply(img, (float(gain[0]), float(gain[1]), float(gain[2]), 0.0))
+        elif abs(gain - 1.0) > 1e-3:
             img = cv2.convertScaleAbs(img, alpha=gain)
         if encode and self.camera.jpeg_quality is not None:
             _, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(self.camera.jpeg_quality)])
