@@ -865,7 +865,7 @@ class Renderer:
         n = cv2.merge([-gx * inv, -gy * inv, inv])
         steep = ((g2 > 6.0) | ~inside)[..., None]
         n = np.where(steep, field.normal, n) * m[..., None]
-        n = cv2.GaussianBlur(n, (0, 0), 0.7)
+        n = cv2.GaussianBlur(n, (0, 0), max(0.5, 2.5 / k))  # a few px: joins round off
         n[..., 2] += 1.0 - m
         n *= (1.0 / np.maximum(np.sqrt(np.einsum("...i,...i->...", n, n)), 1e-4))[..., None]
         nx, ny, nz = cv2.split(n)
@@ -885,6 +885,7 @@ class Renderer:
         floor_h = float(H[inside].min()) - 12.0 * mm * k if inside.any() else 0.0
         Hx = np.where(inside, H, np.float32(floor_h)) * (1.0 / k)
         cav = np.clip((cv2.GaussianBlur(Hx, (0, 0), max(1.0, 4.0 * mm)) - Hx) * (1.0 / max(1.0, 3.0 * mm)), 0.0, 1.0)
+        cav = cv2.GaussianBlur(cav, (0, 0), 0.8)  # no steps of the grid along a finger's edge
         ao = 1.0 - 0.6 * cav
         light = ao * (amb * (0.75 + 0.25 * nz) + (1.0 - amb) * 0.45 * lam) + (1.0 - amb) * 0.55 * lam
         bare = m - sleeve
@@ -937,7 +938,7 @@ class Renderer:
         # Edge pixels outside the pieces get their neighbours' colour (the outline is antialiased), and
         # the lens softens the steps where one piece passes over another.
         rgb *= m[..., None]
-        soft = cv2.GaussianBlur(cv2.merge([rgb, m]), (0, 0), 0.6)
+        soft = cv2.GaussianBlur(cv2.merge([rgb, m]), (0, 0), max(0.3, 1.5 / k))  # a pixel or two
         filled = cv2.GaussianBlur(soft, (0, 0), 1.2)
         out = np.where(inside[..., None], soft[..., :3] / np.maximum(soft[..., 3:], 1e-3),
                        filled[..., :3] / np.maximum(filled[..., 3:], 1e-3))
