@@ -78,8 +78,16 @@ class RollReaderConfig:
     on_checker_mm: float = 19.0
     # a flat die's pips on its top plane fit the face pattern with equal scales: their ratio above this =
     # tilted; beside a checker or the rail a die counts as flat only at or below sure_pattern_ratio
-    max_pattern_ratio: float = 1.2
+    max_pattern_ratio: float = 1.08
     sure_pattern_ratio: float = 1.06
+    # a die whose body shows where a flat die's cannot (beyond the top square and the side faces the camera
+    # sees of a flat die at that place), over more than this many mm^2, is tilted; a pixel shows body when
+    # no darkening of the reference's board (a shadow) explains its colour within tilt_residual (B+G+R norm)
+    max_beyond_area: float = 4.0
+    tilt_residual: float = 18.0
+    tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
+    tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
+    side_face_slack: float = 1.25  # the predicted flat side faces widened by this factor (the focal is a prior)
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
     rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
     die_touch: float = 1.25  # die sides between two dice's centres: one may lean on the other
@@ -546,6 +554,7 @@ class RollReader:
                 if len(dice) < c.max_dice and not any(
                         math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
                     dice.append(d)
+        dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         if opening:
@@ -700,7 +709,8 @@ class RollReader:
             g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin)
         if g is not None:
             feats.update(g_value=g.value, g_margin=g.margin, g_contrast=g.pip_contrast, g_score=g.score,
-                         g_face=g.face_spread)
+                         g_face=g.face_spread, g_turn=g.turn_deg,
+                         g_centre_mm=(g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]))
             if g_ok:  # the lattice's centre is the face's centre
                 mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
             pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
@@ -726,6 +736,71 @@ class RollReader:
         feats = {"blob_area": blob["area_mm"] / self.spec.die_size ** 2, "blob_side": blob["side_mm"] / self.spec.die_size}
         centre = tuple(float(v) for v in self.plane_to_image([centre_mm])[0])
         return DieSeen(None, "unclear", "unknown", centre, centre_mm, 0.0, "unreadable", None, feats)
+
+    def flat_silhouette(self, centre_mm, yaw_deg: float, slack: float = 1.0) -> np.ndarray:
+        """A flat die's outline on the top-face plane (board mm, convex): its top square at ``centre_mm``
+        turned by ``yaw_deg``, and the side faces the camera sees, i.e. the bottom square seen through the
+        camera onto that plane (``slack`` widens them: the focal length may be a prior)."""
+        die = float(self.spec.die_size)
+        t = math.radians(yaw_deg)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        top = np.array([(-.5, -.5), (.5, -.5), (.5, .5), (-.5, .5)]) @ rot.T * die + np.asarray(centre_mm, np.float64)
+        px = self.camera.project(np.column_stack([top, np.zeros(4)]))
+        hp = np.column_stack([px, np.ones(4)]) @ self.top_from_image.T
+        bottom = hp[:, :2] / hp[:, 2:3]
+        pts = np.vstack([top, bottom, top + slack * (bottom - top)])
+        return cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+
+    def _with_tilt_evidence(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
+        """Where a die read flat shows its body beyond a flat die's outline (``beyond_mm2``).
+
+        On the top-face plane a flat die is its top square (known from the pip lattice: centre and turn)
+        plus the side faces the camera sees there, all on the camera's side. A die tilted by 18-32 degrees
+        shows a side face 5-8 mm wide on the side that rose, and its top face is foreshortened and shifted:
+        its body lies where the flat outline has none. Body, not shadow: the change against the reference
+        that no darkening of the board explains (a shadow is the board, darker). The other dice are left
+        out. The flat hypothesis gets every benefit of the doubt: the face's turn that leaves the least body
+        outside (any turn for a 1, whose single pip gives none), a margin for the blurred edge, side faces
+        widened for a focal length that may be a prior."""
+        f = d.features
+        if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
+            return d
+        c = self.config
+        die = float(self.spec.die_size)
+        k = c.rect_px_per_mm
+        cx, cy = f["g_centre_mm"]
+        half = (0.5 + c.tilt_reach + 0.6) * die
+        rect = (cx - half, cy - half, cx + half, cy + half)
+        now = self.rectified(frame, rect)
+        ref = self.rectified(self.reference_full, rect)
+        h, w = now.shape[:2]
+        a = cv2.GaussianBlur(now, (0, 0), 1.0).astype(np.float32)
+        b = cv2.GaussianBlur(ref, (0, 0), 1.0).astype(np.float32)
+        shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
+        body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
+        yy, xx = np.ogrid[:h, :w]
+        for o in dice:  # the other dice and their side faces are no part of this one
+            if o is d:
+                continue
+            for ox, oy in (o.board_mm, o.features.get("g_centre_mm", o.board_mm)):
+                u, v = (ox - rect[0]) * k, (oy - rect[1]) * k
+                body &= (xx - u) ** 2 + (yy - v) ** 2 > (1.3 * die * k) ** 2
+        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
+        # die is small in the picture
+        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
+        # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
+        # of error); any turn for a 1, whose single pip gives none
+        turns = (np.arange(0.0, 90.0, 5.0) if f.get("g_value") == 1 else f.get("g_turn", 0.0) + np.arange(-6.0, 6.1, 2.0))
+        area, best_turn = math.inf, 0.0
+        for turn in turns:
+            sil = np.zeros((h, w), np.uint8)
+            outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
+            cv2.fillConvexPoly(sil, np.round(outline).astype(np.int32), 255)
+            dist = cv2.distanceTransform(255 - sil, cv2.DIST_L2, 3)
+            n = np.count_nonzero(body & (dist > margin) & (dist < c.tilt_reach * die * k)) / (k * k)
+            if n < area:
+                area, best_turn = n, float(turn)
+        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
 
     def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = ()) -> DieSeen:
         c = self.config
@@ -777,6 +852,8 @@ class RollReader:
         ratio = f.get("aff_ratio")
         if ratio is not None and ratio > c.max_pattern_ratio:
             return "tilted (its pips are not square)"
+        if f.get("beyond_mm2", 0.0) > c.max_beyond_area:
+            return "tilted (its body shows where a flat die's cannot)"
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
         return ""
