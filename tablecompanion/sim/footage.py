@@ -521,7 +521,7 @@ class _Director:
             # Exposure of about half a frame interval: the hand smears over half its step.
             motion = (0.5 * (b[0] - a[0]) * (t - t0), 0.5 * (b[1] - a[1]) * (t - t0))
             lift = 30.0 * math.sin(math.pi * t) if holding else 0.0
-            hand = Hand(self.table.side(hp), x, y, height=40.0 + lift, holding=holding, motion_mm=motion)
+            hand = Hand(self.table.side(hp), x, y, height=40.0 + lift, holding=holding, motion_mm=motion, **_looks(self.table.side(hp)))
             yield self.frame(player, dice, (hand,), in_hand=holding)
 
     # -- checkers ----------------------------------------------------------------------------------
@@ -550,7 +550,7 @@ class _Director:
             self.event("checker_hit", player=player, point=dst)
             b = bar_xy
         for _ in range(self.n(T_GRAB)):
-            yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=35.0),))
+            yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=35.0, **_looks(self.table.side(hp))),))
         yield from self.hand_travel(player, b, self.rest_xy(hp), self.n(T_RETREAT), dice, hand_player=hp)
 
     # -- cube --------------------------------------------------------------------------------------
@@ -666,6 +666,17 @@ def iter_match_frames(
     while turns_out is not None and seen < len(director.turn_records):
         turns_out.append(director.turn_records[seen])
         seen += 1
+
+
+# The two players' hands: their own skin and sleeves (BGR), so the two sides of the table differ as people do.
+HAND_LOOKS = {
+    "bottom": {"skin": (120, 150, 200), "sleeve": (110, 70, 40)},  # light skin, a navy jumper
+    "top": {"skin": (86, 116, 168), "sleeve": (72, 74, 78)},  # a darker, olive skin, a grey one
+}
+
+
+def _looks(side: str) -> dict:
+    return HAND_LOOKS[side]
 
 
 class _Metering:
