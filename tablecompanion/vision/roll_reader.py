@@ -107,6 +107,9 @@ class RollReaderConfig:
     second_die_contrast: float = 30.0
     grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
     grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
+    # a pip-like spot where the face read should be blank, at this share of its weakest pip or more, leaves the
+    # face unsure (a translucent 6 whose middle pips are faint reads as a 4; faces read right stay below 0.4)
+    max_blank_spot: float = 0.5
     trust_reader_alone: bool = False
     # a die-sized change that neither reader reads counts as an unclear die (off: it is no die; a roll
     # then shows fewer than two dice and is void anyway, and a stale reference's ghosts stay harmless)
@@ -706,10 +709,11 @@ class RollReader:
         r_flat = r is not None and r.status == "flat" and r.value is not None
         agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
         g_ok = g is not None and g.pip_contrast >= (c.grid_min_contrast if agree else c.grid_alone_contrast) and \
-            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin)
+            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
+            g.off_contrast < c.max_blank_spot * g.pip_contrast
         if g is not None:
             feats.update(g_value=g.value, g_margin=g.margin, g_contrast=g.pip_contrast, g_score=g.score,
-                         g_face=g.face_spread, g_turn=g.turn_deg,
+                         g_face=g.face_spread, g_off=g.off_contrast, g_turn=g.turn_deg,
                          g_centre_mm=(g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]))
             if g_ok:  # the lattice's centre is the face's centre
                 mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
@@ -1176,7 +1180,8 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
         px, py = u + ox, v + oy
         x0, y0 = int(max(0, round(px) - rr)), int(max(0, round(py) - rr))
         x1, y1 = int(min(w, round(px) + rr + 1)), int(min(h, round(py) + rr + 1))
-        patch = resp[y0:y1, x0:x1]
+        patch = resp[y0:max(y0, y1), x0:max(x0, x1)]  # a place beyond the crop's edge: no patch (a negative
+        # end would slice from the far side)
         if patch.size and patch.sum() > 0:
             gy, gx = np.mgrid[y0:y1, x0:x1]
             px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())

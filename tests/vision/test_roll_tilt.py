@@ -92,3 +92,23 @@ def test_flat_dice_show_no_body_beyond_a_flat_die(camera):
                 seen += 1
                 assert d.features["beyond_mm2"] <= limit, (pose, d)
     assert seen >= 6
+
+
+def test_a_face_at_the_crop_edge_with_pips_beyond_it_is_read_not_a_crash():
+    """A lattice place beyond the crop's edge has no pixels to refine a pip on (it once sliced the response
+    from the far side and crashed the read: seed 2 of roll eval)."""
+    import cv2
+
+    from tablecompanion.vision.roll_reader import grid_read
+
+    img = np.full((144, 144, 3), (60, 120, 60), np.uint8)
+    c, side, t = 72.0, 48, math.radians(45)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    square = (np.array([(-0.5, -0.5), (0.5, -0.5), (0.5, 0.5), (-0.5, 0.5)]) @ rot.T * side + c).astype(np.int32)
+    cv2.fillConvexPoly(img, square, (235, 235, 235))
+    for i, j in ((-1, -1), (1, -1), (-1, 1), (1, 1), (0, 0)):  # a 5
+        x, y = (np.array([i, j]) * 0.25 * side) @ rot.T + c
+        cv2.circle(img, (int(round(x)), int(round(y))), 4, (25, 25, 25), -1, cv2.LINE_AA)
+    crop = np.ascontiguousarray(cv2.GaussianBlur(img, (3, 3), 0)[62:, 62:])  # the face's centre 10 px from the corner
+    g = grid_read(crop, 48.0, centre_box=(0, 0, 30, 30))
+    assert g is not None and g.value == 5 and len(g.pips) == 5
