@@ -37,8 +37,30 @@ WEBCAM_SHARPEN = 0.7
 WEBCAM_SHARPEN_SIGMA = 1.2
 BLACK_LEVEL = 0.025
 CHROMATIC = 0.0012
+GLINT_GRID = 4  # the checkers' glint map is worked out on 4 x 4 pixel blocks (it is smooth)
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
+
+
+def _cube_edges():
+    """A cube's 12 edges as (corner indices in ``Pose.vertices`` order, the two faces' normals there)."""
+    idx = [(ix, iy, iz) for ix in (0, 1) for iy in (0, 1) for iz in (0, 1)]
+    ev, n1, n2 = [], [], []
+    for a in range(8):
+        for b in range(a + 1, 8):
+            diff = [k for k in range(3) if idx[a][k] != idx[b][k]]
+            if len(diff) != 1:
+                continue
+            fixed = [k for k in range(3) if k != diff[0]]
+            ev.append((a, b))
+            for k, out in zip(fixed, (n1, n2)):
+                n = np.zeros(3)
+                n[k] = 1.0 if idx[a][k] else -1.0
+                out.append(n)
+    return ev, np.array(n1), np.array(n2)
+
+
+_EDGE_V, _EDGE_N1, _EDGE_N2 = _cube_edges()
 
 
 def _fp(pts: np.ndarray) -> np.ndarray:
@@ -58,6 +80,7 @@ class Renderer:
         self.model: CameraModel = self.camera.model(self.spec)
         w, h = self.camera.width, self.camera.height
         rays = self.model.pixel_rays()
+        self._rays_small = rays[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID].copy()  # for the glint map
         X, Y = self.model.rays_to_plane(rays, 0.0)
         self.px_per_mm = 1.0 / self.model.mm_per_pixel_at_centre(self.spec)
         scale = float(np.clip(1.6 * self.px_per_mm, 0.8, 4.0))
@@ -240,7 +263,6 @@ class Renderer:
         # (a highlight is brighter than any albedo); each checker first hides the glints it covers.
         self._glints = np.zeros(img.shape[:2], np.float32)
         self._tops = np.zeros(img.shape[:2], np.float32)
-        self._ring_a = np.linspace(0, 2 * math.pi, 24, endpoint=False)
         for layer in range(max_layer + 1):
             group = [c for c in checkers if c[2] == layer]
             self._shadow(img, [self._cylinder(c[0], c[1], layer * t, t) for c in group], floor_z=-layer * t)
@@ -346,9 +368,9 @@ class Renderer:
         c = (n - 1) / 2
         self._paste_affine(img, sprite, np.float32([[c, c], [n - 1, c], [c, n - 1]]), dst, pts[CIRCLE_N:], tint)
         if getattr(self, "_glints", None) is not None and origin == (0.0, 0.0):
-            self._checker_glint(x, y, ztop, hull, colour)
+            self._checker_glint(x, y, ztop, hull, pts[CIRCLE_N:], colour)
 
-    def _checker_glint(self, x: float, y: float, ztop: float, hull: np.ndarray, colour: str) -> None:
+    def _checker_glint(self, x: float, y: float, ztop: float, hull: np.ndarray, top_ring: np.ndarray, colour: str) -> None:
         """The lamp's reflection on one checker (into ``self._glints``): a thin bright arc on the rounded
         rim where its normal turns to the half vector between lamp and camera, and a soft sheen on the
         flat top, strong only near the board's mirror point of the lamp."""
@@ -365,18 +387,15 @@ class Renderer:
         phi = math.atan2(hv[1], hv[0])
         # The rim rounds off from 0.86 r outwards: the normal tilted by ``tilt`` lies at about this radius.
         rr = r * (0.86 + 0.13 * min(1.0, tilt / 1.0))
-        arc = np.linspace(phi - 0.5, phi + 0.5, 9)
-        ring = np.column_stack([x + rr * np.cos(arc), y + rr * np.sin(arc), np.full(9, ztop)])
+        arc = np.linspace(phi - 0.45, phi + 0.45, 5)
+        ring = np.column_stack([x + rr * np.cos(arc), y + rr * np.sin(arc), np.full(5, ztop)])
         px = self.model.project(ring)
         shiny = 0.75 if colour == "dark" else 0.5  # the light checkers' white is nearly at the top already
-        weight = np.sin(np.linspace(0, np.pi, 9))
-        for i in range(8):
-            v = float(shiny * 0.5 * (weight[i] + weight[i + 1]))
-            cv2.line(g, _fp(px[i]), _fp(px[i + 1]), v, max(1, int(round(0.06 * r * self.px_per_mm))), cv2.LINE_AA, SHIFT)
+        cv2.polylines(g, [_fp(px)], False, shiny * 0.8, max(1, int(round(0.06 * r * self.px_per_mm))), cv2.LINE_AA, SHIFT)
         # The flat top mirrors the lamp where the half vector is nearly vertical: marked here, lit from
         # the board's glint map (``_glint_map``) once all checkers are drawn.
-        inner = self.model.project(np.column_stack([x + 0.84 * r * np.cos(self._ring_a), y + 0.84 * r * np.sin(self._ring_a),
-                                                    np.full(len(self._ring_a), ztop)]))
+        top = top_ring.mean(axis=0)
+        inner = top + 0.84 * (top_ring - top)
         cv2.fillConvexPoly(self._tops, _fp(hull), 0.0, cv2.LINE_AA, SHIFT)
         cv2.fillConvexPoly(self._tops, _fp(inner), shiny, cv2.LINE_AA, SHIFT)
 
@@ -386,9 +405,7 @@ class Renderer:
         mirror point, with a faint halo from the surface's unevenness."""
         if getattr(self, "_glint_lobe", None) is None:
             w, h = self.camera.width, self.camera.height
-            f = 4
-            sw, sh = max(2, w // f), max(2, h // f)
-            rays = self.model.pixel_rays()[f // 2::f, f // 2::f][:sh, :sw]
+            rays = self._rays_small
             z = -self.spec.checker_thickness
             X, Y = self.model.rays_to_plane(rays, z)
             P = np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64)
@@ -553,47 +570,46 @@ class Renderer:
         """The lamp's reflection on a glossy die (0..1 on its patch): a thin line along the rounded edge
         whose normal lies nearest the half vector between lamp and camera, a spot on the corner nearest
         it, and a sheen over a face that almost mirrors the lamp."""
+        key = (pose.centre.tobytes(), pose.R.tobytes(), float(off[0]), float(off[1]), shape)
+        cache = self.__dict__.setdefault("_die_glints", {})
+        if key in cache:  # a settled die: the same glint frame after frame
+            return cache[key]
+        if len(cache) > 32:
+            cache.clear()
+        cache[key] = out = self._die_glint_new(pose, faces, face_px, off, shape)
+        return out
+
+    def _die_glint_new(self, pose: Pose, faces, face_px: np.ndarray, off: np.ndarray, shape) -> np.ndarray:
         out = np.zeros(shape, np.float32)
         lv = self.light_pos - pose.centre
         cv = self.model.centre - pose.centre
         hv = lv / np.linalg.norm(lv) + cv / np.linalg.norm(cv)
         hv /= np.linalg.norm(hv)
+        cv /= np.linalg.norm(cv)
+        # The cube's 12 edges: two corners (pose.vertices order) and the axes of the two faces meeting there.
+        R = pose.R
+        n1 = (_EDGE_N1 @ R.T)  # (12, 3) world normals of the faces either side
+        n2 = (_EDGE_N2 @ R.T)
+        seen = ((n1 @ cv) > 0) | ((n2 @ cv) > 0)
+        axis = np.cross(n1, n2)
+        offs = axis @ hv
+        inplane = hv[None, :] - offs[:, None] * axis
+        between = ((inplane * n1).sum(1) > 0) & ((inplane * n2).sum(1) > 0)
+        score = np.where(between, np.sqrt(np.maximum(0.0, 1.0 - offs * offs)), np.maximum(n1 @ hv, n2 @ hv))
+        score = np.where(seen, score, -1.0)
+        e = int(np.argmax(score))
+        v = float(max(score[e], 0.0) ** 60) * 0.8
+        if v > 0.02:
+            # The rounded edge's normals sweep the arc from one face's normal to the other's: the glint is
+            # as bright as the half vector lies near that arc; the corners are rounded off.
+            ends = self.model.project(pose.vertices()[list(_EDGE_V[e])]) - off
+            p, q = ends[0] + 0.18 * (ends[1] - ends[0]), ends[1] - 0.18 * (ends[1] - ends[0])
+            thick = max(1, int(round(0.05 * self.spec.die_size * self.px_per_mm)))
+            cv2.line(out, _fp(p), _fp(q), v, thick, cv2.LINE_AA, SHIFT)
         normals = np.array([f[1] for f in faces])
-        facing = normals @ (cv / np.linalg.norm(cv)) > 0
-        best = None
-        for i in range(6):
-            for j in range(i + 1, 6):
-                if normals[i] @ normals[j] < -0.5:
-                    continue  # opposite faces share no edge
-                if not (facing[i] or facing[j]):
-                    continue
-                shared = [q for q in range(4) if np.min(np.linalg.norm(faces[j][2] - faces[i][2][q], axis=1)) < 1e-6]
-                if len(shared) != 2:
-                    continue
-                # The rounded edge's normals sweep the arc from one face's normal to the other's: the
-                # glint is as bright as the half vector lies near that arc.
-                axis = np.cross(normals[i], normals[j])
-                off = float(hv @ axis)
-                inplane = hv - off * axis
-                if inplane @ normals[i] > 0 and inplane @ normals[j] > 0:
-                    score = math.sqrt(max(0.0, 1.0 - off * off))
-                else:
-                    score = float(max(hv @ normals[i], hv @ normals[j]))
-                if best is None or score > best[0]:
-                    best = (score, i, shared)
-        if best is not None:
-            score, i, shared = best
-            a, b = face_px[i][shared[0]] - off, face_px[i][shared[1]] - off
-            a, b = a + 0.18 * (b - a), b - 0.18 * (b - a)  # the corners are rounded off
-            v = float(max(score, 0.0) ** 60) * 0.8
-            if v > 0.02:
-                thick = max(1, int(round(0.05 * self.spec.die_size * self.px_per_mm)))
-                cv2.line(out, _fp(a), _fp(b), v, thick, cv2.LINE_AA, SHIFT)
-        for i in range(6):
-            if facing[i]:
-                sheen = float(max(float(normals[i] @ hv), 0.0) ** 300) * 0.5
-                if sheen > 0.02:
-                    cv2.fillConvexPoly(out, _fp(face_px[i] - off), sheen, cv2.LINE_AA, SHIFT)
+        sheen = np.maximum(normals @ hv, 0.0) ** 300 * 0.5
+        for i in np.nonzero((sheen > 0.02) & (normals @ cv > 0))[0]:
+            cv2.fillConvexPoly(out, _fp(face_px[i] - off), float(sheen[i]), cv2.LINE_AA, SHIFT)
         return cv2.GaussianBlur(out, (0, 0), max(0.7, 0.35 * self.px_per_mm))
 
     # --- per frame ----------------------------------------------------------------------------
@@ -763,7 +779,7 @@ class Renderer:
             img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
         if isinstance(gain, (tuple, list, np.ndarray)):  # per channel (B, G, R): white balance drifting too
             if max(abs(float(g) - 1.0) for g in gain) > 1e-3:
-                img = cv2.multiply(img, (float(gain[0]), float(gain[1]), float(gain[2]), 0.0))
+                img = cv2.transform(img, np.diag(np.asarray(gain, np.float32)[:3]))  # saturates at white
         elif abs(gain - 1.0) > 1e-3:
             img = cv2.convertScaleAbs(img, alpha=gain)
         if encode and self.camera.jpeg_quality is not None:
