@@ -791,7 +791,7 @@ class Renderer:
     def _draw_hand(self, img: np.ndarray, hand: Hand, mask_out: np.ndarray) -> None:
         """A hand: its shadows on the board, then its pieces shaded as one rounded body (``_shade_hand``),
         whose outline (``hands.hand_field``, the same the truth's mask is rebuilt from) is antialiased at
-        full resolution while the shading is worked out on 2 x 2 blocks."""
+        full resolution while the shading is worked out on blocks of a few pixels."""
         caps = hand_capsules(hand, self.spec)
         kinds, offsets, pts = hand_points(hand, self.spec, caps)
         if hand.holding is not None:
@@ -800,7 +800,12 @@ class Renderer:
             self._shadow(img, [self._cylinder(hand.x, hand.y, -held_z - t, t)], floor_z=0.0, strength=0.3,
                          softness=1.6, contact=False)
             self._draw_checker_lit(img, hand.x, hand.y, held_z + t, hand.holding)
-        pieces = [pts[offsets[i]:offsets[i + 1]] for i in range(len(kinds))]
+        # For its shadows the hand is a few convex lumps (each finger's bones, the thumb, the back of the
+        # hand, the forearm, the sleeve): the shadows are soft, and each lump costs a hull and a fill.
+        n = len(kinds)
+        group = [f"d{caps.digit[i]}" if caps.digit[i] >= 0 and caps.joint[i] >= 1 else
+                 ("arm" if i == n - 2 else "sleeve" if i == n - 1 else "back") for i in range(n)]
+        pieces = [np.vstack([pts[offsets[i]:offsets[i + 1]] for i in range(n) if group[i] == g]) for g in dict.fromkeys(group)]
         # The lamp's shadow (it falls mostly under the arm), and the room's light kept off the board
         # under the hand: a soft dark pool, darker the lower the hand.
         low = [p for p in pieces if -p[:, 2].mean() < hand.height + 60.0]
