@@ -573,10 +573,11 @@ class RollReader:
             dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_level)
         return out, dice_left
 
-    def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None) -> np.ndarray:
+    def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None, *also: np.ndarray):
         """The frame resampled onto the plane ``height_mm`` above the board (a flat die's top face by
         default) over ``rect_mm`` (x0, y0, x1, y1), ``rect_px_per_mm`` px per mm: perspective removed, so
-        a flat die's top is a square of known size wherever it lies and whatever the camera's angle."""
+        a flat die's top is a square of known size wherever it lies and whatever the camera's angle.
+        Frames in ``also`` (the reference) are resampled the same way, and a tuple of all is returned."""
         k = self.config.rect_px_per_mm
         h = self.spec.die_size if height_mm is None else height_mm
         x0, y0, x1, y1 = rect_mm
@@ -590,7 +591,10 @@ class RollReader:
             img = self.calibration._distort_points(img)  # noqa: SLF001
         mx = img[:, 0].reshape(ny, nx).astype(np.float32)
         my = img[:, 1].reshape(ny, nx).astype(np.float32)
-        return cv2.remap(frame, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+        out = cv2.remap(frame, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE)
+        if not also:
+            return out
+        return (out,) + tuple(cv2.remap(f, mx, my, cv2.INTER_CUBIC, borderMode=cv2.BORDER_REPLICATE) for f in also)
 
     def plane_to_image(self, pts_mm, height_mm: float | None = None) -> np.ndarray:
         h = self.spec.die_size if height_mm is None else height_mm
@@ -775,8 +779,7 @@ class RollReader:
         cx, cy = f["g_centre_mm"]
         half = (0.5 + c.tilt_reach + 0.6) * die
         rect = (cx - half, cy - half, cx + half, cy + half)
-        now = self.rectified(frame, rect)
-        ref = self.rectified(self.reference_full, rect)
+        now, ref = self.rectified(frame, rect, None, self.reference_full)
         h, w = now.shape[:2]
         a = cv2.GaussianBlur(now, (0, 0), 1.0).astype(np.float32)
         b = cv2.GaussianBlur(ref, (0, 0), 1.0).astype(np.float32)
@@ -795,13 +798,22 @@ class RollReader:
         # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
         # of error); any turn for a 1, whose single pip gives none
         turns = (np.arange(0.0, 90.0, 5.0) if f.get("g_value") == 1 else f.get("g_turn", 0.0) + np.arange(-6.0, 6.1, 2.0))
+        ys, xs = np.nonzero(body)
+        r2 = (xs - half * k) ** 2 + (ys - half * k) ** 2
+        keep = r2 > (0.5 * die * k + margin) ** 2  # inside the top square whatever its turn: never beyond
+        pts = np.column_stack([xs[keep], ys[keep]]).astype(np.float64)
         area, best_turn = math.inf, 0.0
         for turn in turns:
-            sil = np.zeros((h, w), np.uint8)
             outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
-            cv2.fillConvexPoly(sil, np.round(outline).astype(np.int32), 255)
-            dist = cv2.distanceTransform(255 - sil, cv2.DIST_L2, 3)
-            n = np.count_nonzero(body & (dist > margin) & (dist < c.tilt_reach * die * k)) / (k * k)
+            # distance beyond a convex outline: the largest distance beyond one of its edges' lines (exact
+            # off an edge, a little less off a corner)
+            edge = np.roll(outline, -1, axis=0) - outline
+            normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
+            inward = ((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0
+            normal[inward] *= -1.0
+            beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1) \
+                if len(pts) else np.zeros(0)
+            n = np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
             if n < area:
                 area, best_turn = n, float(turn)
         return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
@@ -1170,6 +1182,16 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     if not passing:
         return None
     value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, *_), face_spread = passing[0]
+    if value == 1:
+        # a 1's face is blank all round its pip whatever its turn (the lattice's turn says nothing for a 1):
+        # the strongest spot between 0.2 and 0.42 of a side from the pip (a 6 turned 45 degrees hides its
+        # other pips from the 1's eight blank places at the lattice's turn)
+        r0, r1 = 0.2 * side_px, 0.42 * side_px
+        ys, xs = np.ogrid[:h, :w]
+        ring = (xs - u) ** 2 + (ys - v) ** 2
+        ring = (ring >= r0 * r0) & (ring <= r1 * r1)
+        if ring.any():
+            worst_off = max(worst_off, float(resp[ring].max()))
     # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
     # crop can make a worse "2" there; that is no rival reading of this face)
     rivals = [c[0] for _, c, _ in passing[1:] if math.dist(c[1], (u, v)) <= 0.45 * side_px]
