@@ -87,13 +87,13 @@ class BoardReading:
 
         A pile seen from above shows as the row beneath it (its count is a lower bound). A side with fewer
         than 15 checkers seen, no tray in view, a single pile and a checker still outside its home board
-        (so nothing can have been borne off) has the missing checkers in that pile. Anything else is left
-        as read."""
+        (so nothing can have been borne off) has the missing checkers in that pile, unless a point other than a
+        pile is uncertain (the missing checkers may be there). Anything else is left as read."""
         c = self.checkers
         points = dict(c.points)
         off = dict(c.off)
-        if c.off_seen or not c.piles:
-            return points, off
+        if c.off_seen or not c.piles or set(c.uncertain) - set(c.piles):
+            return points, off  # a count in doubt elsewhere (under a hand) may hold the missing checkers
         bottom = self.bottom_side()
         for side in SIDES:
             seen = sum(n for s, n in points.values() if s == side) + c.bar.get(side, 0)

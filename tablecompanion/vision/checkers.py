@@ -476,6 +476,8 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
         if _overlapping(found, geometry, config):
             piles.append(point)
             uncertain.append(point)
+        elif _row_has_hole(found, point, geometry):
+            uncertain.append(point)
         elif len(found) >= capacity:
             piles.append(point)  # a pile on a full row reads as the row: the count is a lower bound
         points[point] = (side, len(found))
@@ -484,6 +486,15 @@ def count_regions(discs: list[Disc], geometry: BoardGeometry, config: CheckerCon
             piles.append(25)
     off = {s: max(0, CHECKERS_PER_SIDE - sum(n for ps, n in points.values() if ps == s) - bar[s]) for s in SIDES}
     return CheckerReading(points, bar, off, sorted(set(uncertain)), discs, piles=sorted(set(piles)))
+
+
+def _row_has_hole(found: list[Disc], point: int, geometry: BoardGeometry) -> bool:
+    """A row that starts at the point's edge, breaks off, and goes on further out: players fill a point from
+    the edge without gaps, so something the circles missed lies in the hole (fingers over checkers, a
+    checker not found) and the count cannot be vouched for. A lone checker put down anywhere is no row."""
+    slots = _row_slots(geometry)[point]
+    taken = {min(range(len(slots)), key=lambda i: (slots[i].x - d.x) ** 2 + (slots[i].y - d.y) ** 2) for d in found}
+    return 0 in taken and max(taken) + 1 > len(taken)
 
 
 def _merge_twins(found: list[Disc], geometry: BoardGeometry, config: CheckerConfig) -> list[Disc]:
