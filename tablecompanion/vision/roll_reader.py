@@ -88,6 +88,7 @@ class RollReaderConfig:
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
     tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
     side_face_slack: float = 1.25  # the predicted flat side faces widened by this factor (the focal is a prior)
+    tilt_px_per_mm: float = 2.0  # the tilt test's resampling (the readers' is rect_px_per_mm)
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
     rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
     die_touch: float = 1.25  # die sides between two dice's centres: one may lean on the other
@@ -573,12 +574,13 @@ class RollReader:
             dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_level)
         return out, dice_left
 
-    def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None, *also: np.ndarray):
+    def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None, *also: np.ndarray,
+                  px_per_mm: float | None = None):
         """The frame resampled onto the plane ``height_mm`` above the board (a flat die's top face by
         default) over ``rect_mm`` (x0, y0, x1, y1), ``rect_px_per_mm`` px per mm: perspective removed, so
         a flat die's top is a square of known size wherever it lies and whatever the camera's angle.
         Frames in ``also`` (the reference) are resampled the same way, and a tuple of all is returned."""
-        k = self.config.rect_px_per_mm
+        k = self.config.rect_px_per_mm if px_per_mm is None else px_per_mm
         h = self.spec.die_size if height_mm is None else height_mm
         x0, y0, x1, y1 = rect_mm
         nx, ny = max(2, int(round((x1 - x0) * k))), max(2, int(round((y1 - y0) * k)))
@@ -775,14 +777,15 @@ class RollReader:
             return d
         c = self.config
         die = float(self.spec.die_size)
-        k = c.rect_px_per_mm
+        k = c.tilt_px_per_mm
         cx, cy = f["g_centre_mm"]
         half = (0.5 + c.tilt_reach + 0.6) * die
         rect = (cx - half, cy - half, cx + half, cy + half)
-        now, ref = self.rectified(frame, rect, None, self.reference_full)
+        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
         h, w = now.shape[:2]
-        a = cv2.GaussianBlur(now, (0, 0), 1.0).astype(np.float32)
-        b = cv2.GaussianBlur(ref, (0, 0), 1.0).astype(np.float32)
+        blur = k / 3.0  # a third of a mm
+        a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
+        b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
         shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
         body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
         yy, xx = np.ogrid[:h, :w]
