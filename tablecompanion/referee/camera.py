@@ -68,6 +68,7 @@ class LocatorConfig:
     still_corr: float = 0.55  # a settled die is still there when its patch correlates this well
     gone_diff: float = 12.0  # ... and gone when its patch looks like the empty table again (mean |diff|)
     gone_level: float = 25.0  # ... at about the same brightness (light drifts a few %; a hand is brighter)
+    picked_up_radius: float = 1.0  # die sides around a picked-up die taken from the empty view (with its shadow)
     # read new dice with the board-aware roll reader (vision.roll_reader: top-face plane, checkers and rails
     # as supports, placement where the die rests); False = the older crop-and-size filter below
     board_aware: bool = True
@@ -108,6 +109,8 @@ class DiceLocator:
         self.roll_reader = None
         self._frame = None
         self._covered_dice: set = set()
+        self._picked_up: list[tuple[float, float]] = []  # where the last dice lay, until the next roll settles
+        self._empty_full: np.ndarray | None = None  # the runner's latest empty-table view (full size)
         if self.config.board_aware:
             from tablecompanion.vision.roll_reader import RollReader
 
@@ -118,6 +121,7 @@ class DiceLocator:
         """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
         self.reference = self._half(image)
         self.reference_grey = self._grey(image)
+        self._empty_full = image
         if self.roll_reader is not None:
             try:
                 self.roll_reader.set_reference(image)
@@ -127,8 +131,10 @@ class DiceLocator:
     def dice_settled(self, readings: Sequence, image) -> None:
         grey = self._grey(image)
         self.settled = [(r, self._patch(grey, r.centre)) for r in readings]
+        self._picked_up = []
 
     def dice_gone(self) -> None:
+        self._picked_up = [tuple(r.centre) for r, _ in self.settled]
         self.settled = []
         self._covered_dice = set()
 
@@ -171,9 +177,27 @@ class DiceLocator:
         if self.settled:
             return  # dice down: nothing is read, the settled dice are only followed
         try:
-            self.roll_reader.set_reference(frame)
+            self.roll_reader.set_reference(self._without_last_dice(frame))
         except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference
             log.debug("roll reader reference refused: %s", exc)
+
+    def _without_last_dice(self, frame: np.ndarray) -> np.ndarray:
+        """``frame`` with the places of the dice picked up since the last roll taken from the empty-table
+        view of the pick-up. The watcher's board before the throw is the last *still* view, and when the
+        pick-up and the next throw run together (no still moment between) it still shows the old dice: a
+        new die landing where an old one lay would then differ from it only in its pips (a 1 on a red
+        point read as no die). Only those places are taken: the rest of the pick-up frame may hold a hand."""
+        empty = self._empty_full
+        if not self._picked_up or empty is None or empty is frame or empty.shape != frame.shape:
+            return frame
+        out = frame.copy()
+        h, w = frame.shape[:2]
+        r = max(3, int(round(self.die_px * self.config.picked_up_radius)))
+        for cx, cy in self._picked_up:
+            x, y = int(round(cx)), int(round(cy))
+            x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
+            out[y0:y1, x0:x1] = empty[y0:y1, x0:x1]
+        return out
 
     @property
     def prefetch(self):

@@ -274,11 +274,6 @@ def test_serve_finds_a_profile_in_its_data_dir_before_the_default_one(tmp_path, 
         start_for_serve(ref, camera=str(frames), calibration="table-1")  # not in the default dir
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "regression of 2026-11-24 (roll reader's tilt evidence, 9433fb7, with the simulator's new look): the "
-    "opponent's 4-1 is read as 'only 1 of 2 dice seen' and the demo's operator enters it; the 1's blob is "
-    "skipped as 'seen before' (vision/roll_reader.py RollReader._seen_before), apparently because an "
-    "empty-table reference refreshed while the die lay still already shows it (cause not confirmed). Not yet fixed."))
 def test_an_illegal_play_is_flagged_from_a_clear_board_and_its_late_correction_read_by_the_camera():
     """Footage where the first mover misplaces a checker, picks up the dice and the opponent puts it right:
     the board watcher gives the referee the illegal board once the hands are off it (flagged before the next
