@@ -205,13 +205,15 @@ class DiceLocator:
         (nothing while dice are down or before a reference exists)."""
         return self._prefetch if self.roll_reader is not None else None
 
-    def _prefetch(self, frame) -> None:
+    def _prefetch(self, frame) -> bool:
+        """False when nothing could be read yet (the watcher asks again on its next quiet frame)."""
         if self.settled or self.reference is None:
-            return
+            return False
         try:
             self.roll_reader.prefetch(frame)
         except Exception as exc:  # noqa: BLE001 - the decision reads the frame itself
             log.debug("roll reader read-ahead failed: %s", exc)
+        return True
 
     @property
     def verdict_for(self):

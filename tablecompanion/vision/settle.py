@@ -121,6 +121,7 @@ class RollWatcher:
         self._quiet: np.ndarray | None = None  # the last quiet view of the table
         self._still = 0
         self._moved = False  # motion since the last decision
+        self._ahead_read = False  # the reader read ahead during this debounce
         self._settled: tuple[DiceReading, ...] | None = None
         self._occluded = False
         self.last_motion = 0.0
@@ -165,12 +166,14 @@ class RollWatcher:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
             self._still = 0
             self._moved = True
+            self._ahead_read = False
             return []
         self._still += 1
         if self._still >= self.config.still_frames:
             self._quiet_frame = frame
         if self._still < self.config.still_frames or not self._moved:
-            if self._moved and self._still == self.config.read_ahead:
+            if self._moved and self.config.read_ahead and self._still >= self.config.read_ahead \
+                    and not self._ahead_read:
                 self._read_ahead(frame)
             return []
         # quiet long enough after some motion: decide once
@@ -208,15 +211,18 @@ class RollWatcher:
     def _read_ahead(self, frame: np.ndarray) -> None:
         """Start the read of a roll that may be at rest: a reader with ``prefetch`` (the roll reader) reads
         this frame now and answers the decision ``still_frames`` frames later from it, when the view has
-        not changed since; the decision itself still waits for the whole debounce."""
+        not changed since; the decision itself still waits for the whole debounce. A prefetch that answers
+        False could not read yet (the last roll's dice not yet seen picked up: pick-up and throw ran
+        together) and is asked again on the next quiet frame."""
         prefetch = getattr(self.reader, "prefetch", None)
+        self._ahead_read = True
         if not callable(prefetch):
             return
         use_reference = getattr(self.reader, "use_reference", None)
         if callable(use_reference) and self.before_motion is not None:
             use_reference(self.before_motion)
         try:
-            prefetch(frame)
+            self._ahead_read = prefetch(frame) is not False
         except DiceVisionError:
             pass  # the decision reads the frame itself
 

@@ -174,6 +174,28 @@ def test_the_read_ahead_starts_on_the_first_quiet_frame_and_the_decision_waits_t
     assert off.ahead == []
 
 
+class _NotYetReader(_AheadReader):
+    """Cannot read ahead before frame ``ready`` (the last roll's dice not yet seen picked up)."""
+
+    def __init__(self, frames, ready):
+        super().__init__(frames)
+        self.ready = ready
+
+    def prefetch(self, frame):
+        super().prefetch(frame)
+        return self.ahead[-1] >= self.ready
+
+
+def test_a_read_ahead_that_could_not_read_is_asked_again_on_the_next_quiet_frame_only():
+    frames, last_moving = _footage()
+    reader = _NotYetReader(frames, ready=last_moving + 2)
+    w = RollWatcher(dice_config=PIPS, reader=reader)
+    (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
+    assert roll.frame_index == last_moving + w.config.still_frames
+    # refused on the first quiet frame, read on the second, not asked again before the decision
+    assert [i for i in reader.ahead if i > last_moving] == [last_moving + 1, last_moving + 2]
+
+
 def test_dice_that_move_after_the_read_ahead_are_read_on_the_decision_frame(monkeypatch):
     """The read-ahead is only a head start: a die that rolls on after it is read where it comes to rest."""
     from dataclasses import replace
