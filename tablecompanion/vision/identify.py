@@ -160,15 +160,18 @@ def unseen_checkers(result: Position, seen: BoardObservation, before: Position |
 
 
 def _piles_that_could_hide(result: Position, seen: BoardObservation) -> tuple[int, ...]:
-    """The mover's piles (a full row read as a lower bound) when some of the mover's checkers of ``result``
-    are not seen elsewhere: a pile hides how many it holds, so a checker missing from one point may have
-    been put on the pile instead (an illegal play), not missed by the camera."""
+    """The places whose count of the mover's checkers is not known, when some of the mover's checkers of
+    ``result`` are not seen elsewhere: the mover's piles (a full row read as a lower bound) and the places
+    read as uncertain (a hand beside them) that show none of the opponent's. A checker missing from one
+    point may have been put there instead (an illegal play), not missed by the camera."""
     short = any(result.on_roll[i] > seen.mover[i] for i in range(25)
                 if (25 if i == BAR_INDEX else i + 1) not in seen.uncertain | seen.at_least)
     if not short:
         return ()
-    return tuple(sorted((p for p in seen.at_least if p not in seen.uncertain
-                         and seen.mover[BAR_INDEX if p == 25 else p - 1] > 0), reverse=True))
+
+    piles = {p for p in seen.at_least if p not in seen.uncertain and seen.mover[BAR_INDEX if p == 25 else p - 1] > 0}
+    unsure = {p for p in seen.uncertain if p == 25 or seen.opponent[24 - p] == 0}
+    return tuple(sorted(piles | unsure, reverse=True))
 
 
 def _gap(expected: int, seen: int, lower_bound: bool) -> int:

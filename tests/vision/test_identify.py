@@ -194,6 +194,42 @@ def test_a_checker_put_on_a_pile_by_mistake_is_not_excused_as_a_camera_miss():
     assert plain.verdict == "legal"
 
 
+def test_a_checker_missing_while_a_place_is_in_doubt_is_not_excused_as_a_camera_miss():
+    """8/4 6/5 with 3-1 (illegal) and a hand beside the 4-point: the board is 8/5 6/5 with a checker missing
+    from the 5-point, which the camera may have missed, or which is on the 4-point it could not read. The
+    answer is a look, never "legal" (match 38 of the footage: an illegal 23/20 8/5 read as 23/20 8/4)."""
+    start = Position.initial()
+    illegal = list(start.on_roll)
+    illegal[7] -= 1
+    illegal[3] += 1  # 8/4
+    illegal[5] -= 1
+    illegal[4] += 1  # 6/5
+    found = identify_play(start, (3, 1), BoardObservation(tuple(illegal), start.opponent, uncertain={4}))
+    assert found.verdict == "ambiguous" and 4 in found.points
+    # a place in doubt that holds the opponent's checkers cannot hold the mover's: the miss is excused
+    legal = start.parse_play("8/5 6/5", (3, 1)).result().on_roll
+    seen = tuple(n - (i == 4) for i, n in enumerate(legal))
+    found = identify_play(start, (3, 1), BoardObservation(seen, start.opponent, uncertain={19}))  # their 6-point
+    assert found.verdict == "legal" and found.play == start.parse_play("8/5 6/5", (3, 1))
+
+
+def test_a_checker_gone_from_the_bar_is_not_unchanged_when_a_place_in_doubt_may_hold_it():
+    """bar/16 with 6-4 (illegal) read while a hand comes back for the correction: the 16-point is in doubt,
+    the bar empty. The checker gone from the bar may have been missed, but the board is not "unchanged"."""
+    start = Position.initial()
+    mover = list(start.on_roll)
+    mover[23] -= 1
+    mover[24] += 1  # one of the back checkers on the bar
+    before = Position.from_board(mover, start.opponent)
+    seen = list(mover)
+    seen[24] -= 1
+    seen[15] += 1  # bar/16
+    found = identify_play(before, (6, 4), BoardObservation(tuple(seen), start.opponent, uncertain={16}))
+    assert found.verdict == "illegal"
+    assert identify_play(before, (6, 4), BoardObservation(tuple(mover), start.opponent, uncertain={16})).verdict \
+        == "unchanged"
+
+
 def test_checkers_borne_off_from_a_point_that_still_shows_one_are_not_camera_misses():
     """2-2 bearing off with 3 on the 2-point and 4 on the 3-point: 3/1 2/off(3) is the play; 3/2 2/off(3) leaves
     the 2-point with one checker and the 3-point with three, which looks like the position before with three
