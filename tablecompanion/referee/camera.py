@@ -121,7 +121,7 @@ class DiceLocator:
         """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
         self.reference = self._half(image)
         self.reference_grey = self._grey(image)
-        self._empty_full = image
+        self._empty_full = image.copy()  # a frame source may reuse its buffer
         if self.roll_reader is not None:
             try:
                 self.roll_reader.set_reference(image)

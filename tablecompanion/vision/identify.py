@@ -168,8 +168,8 @@ def _piles_that_could_hide(result: Position, seen: BoardObservation) -> tuple[in
                 if (25 if i == BAR_INDEX else i + 1) not in seen.uncertain | seen.at_least)
     if not short:
         return ()
-
-    piles = {p for p in seen.at_least if p not in seen.uncertain and seen.mover[BAR_INDEX if p == 25 else p - 1] > 0}
+    piles = {p for p in seen.at_least
+             if p not in seen.uncertain and seen.mover[BAR_INDEX if p == 25 else p - 1] > 0}
     unsure = {p for p in seen.uncertain if p == 25 or seen.opponent[24 - p] == 0}
     return tuple(sorted(piles | unsure, reverse=True))
 
