@@ -84,6 +84,9 @@ class RollReaderConfig:
     # sees of a flat die at that place), over more than this many mm^2, is tilted; a pixel shows body when
     # no darkening of the reference's board (a shadow) explains its colour within tilt_residual (B+G+R norm)
     max_beyond_area: float = 4.0
+    # a face the readers disagree on is taken when a flat die with it on top leaves at most this much body
+    # beyond its outline (mm^2) and the other face leaves more than max_beyond_area (_face_the_outline_explains)
+    outline_explains: float = 1.0
     tilt_residual: float = 18.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
     tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
@@ -559,6 +562,7 @@ class RollReader:
                         math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
                     dice.append(d)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
+        dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         if opening:
@@ -729,6 +733,18 @@ class RollReader:
             if len(pips_mm) >= 2:
                 p = pips_mm - pips_mm.mean(axis=0)
                 feats["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
+            if r_flat and g.value != r.value:
+                # the per-photo reader's face, as the grid reader found it on this die too: the die's outline
+                # may say it is the top (see _face_the_outline_explains)
+                for a in g.alternatives:
+                    if a.value == r.value and a.pip_contrast >= c.grid_min_contrast and \
+                            a.off_contrast < c.max_blank_spot * a.pip_contrast:
+                        a_pips = np.asarray(a.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
+                        feats["g_alt"] = {"g_value": a.value, "g_turn": a.turn_deg, "g_margin": a.margin,
+                                          "g_contrast": a.pip_contrast, "g_off": a.off_contrast, "g_face": a.face_spread,
+                                          "g_centre_mm": (a.centre[0] / k + origin[0], a.centre[1] / k + origin[1]),
+                                          **(_affine_fit(a_pips / die, a.value) if a.value in _FLAT_PIPS else {})}
+                        break
         if g_ok and (not r_flat or r.value == g.value or g.margin >= c.grid_overrules):
             value, status, reason = g.value, "flat", ""
             conf = min(1.0, 0.5 + g.margin / 100.0) if not (r_flat and r.value == g.value) else max(float(r.confidence), 0.9)
@@ -775,10 +791,17 @@ class RollReader:
         f = d.features
         if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
             return d
+        area, best_turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
+        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
+
+    def _beyond_flat_outline(self, frame: np.ndarray, centre_mm, value: int | None, turn_deg: float, d: DieSeen,
+                             dice: Sequence[DieSeen]) -> tuple[float, float]:
+        """The die's body (mm^2) beyond the outline of a flat die whose top face is ``value`` at ``centre_mm``
+        turned ``turn_deg``, at the face's turn that leaves least (see _with_tilt_evidence), and that turn."""
         c = self.config
         die = float(self.spec.die_size)
         k = c.tilt_px_per_mm
-        cx, cy = f["g_centre_mm"]
+        cx, cy = centre_mm
         half = (0.5 + c.tilt_reach + 0.6) * die
         rect = (cx - half, cy - half, cx + half, cy + half)
         now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
@@ -800,7 +823,7 @@ class RollReader:
         margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
         # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
         # of error); any turn for a 1, whose single pip gives none
-        turns = (np.arange(0.0, 90.0, 5.0) if f.get("g_value") == 1 else f.get("g_turn", 0.0) + np.arange(-6.0, 6.1, 2.0))
+        turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
         ys, xs = np.nonzero(body)
         r2 = (xs - half * k) ** 2 + (ys - half * k) ** 2
         keep = r2 > (0.5 * die * k + margin) ** 2  # inside the top square whatever its turn: never beyond
@@ -819,7 +842,42 @@ class RollReader:
             n = np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
             if n < area:
                 area, best_turn = n, float(turn)
-        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
+        return area, best_turn
+
+    def _face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
+        """Of two faces read on one die, the one a flat die's outline explains.
+
+        A pip of a side face and a pip of the top can make a face (a "2" beside a 1) that outscores the top's
+        own: the readers then disagree, or the die is called tilted because its top lies beyond that face's
+        outline. When the per-photo reader's face was found by the grid reader too, and the die's body lies
+        all within a flat die's outline with that face on top while the other face leaves body beyond it,
+        the die is flat and shows the per-photo reader's face. A tilted die leaves body beyond every flat
+        outline, so it stays tilted or unclear."""
+        c = self.config
+        f = d.features
+        alt = f.get("g_alt")
+        if alt is None or "g_centre_mm" not in f or self.reference_full is None or d.status not in ("flat", "unclear"):
+            return d
+        if d.status == "unclear" and not (d.reason == "unreadable" or d.reason.startswith("read as")):
+            return d
+        best = f.get("beyond_mm2")
+        if best is None:
+            best, _ = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
+        if best <= c.max_beyond_area:
+            return d  # the grid reader's face is a flat die's as well: the disagreement stands
+        area, turn = self._beyond_flat_outline(frame, alt["g_centre_mm"], alt["g_value"], alt["g_turn"], d, dice)
+        if area > c.outline_explains:
+            return d
+        mm = alt["g_centre_mm"]
+        centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
+        feats = {k: v for k, v in f.items() if not k.startswith("aff_") and k not in ("spread", "g_alt")}
+        feats.update({k: v for k, v in alt.items()}, beyond_mm2=area, face_turn=turn,
+                     outline_over=(f.get("g_value"), best))
+        conf = max(float(f.get("r_conf") or 0.0), 0.9) if f.get("r_value") == alt["g_value"] else 0.5
+        reading = DiceReading(alt["g_value"], centre, (), conf, "flat",
+                              float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
+        return replace(d, value=alt["g_value"], status="flat", reason="", centre=centre,
+                       board_mm=(float(mm[0]), float(mm[1])), confidence=conf, reading=reading, features=feats)
 
     def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = ()) -> DieSeen:
         c = self.config
@@ -1049,6 +1107,8 @@ class GridReading:
     pips: tuple[tuple[float, float], ...]  # refined pip centres, crop px
     off_contrast: float = 0.0  # strongest spot where the face should be blank
     face_spread: float = 0.0  # largest colour difference (Lab) between blank places of the face
+    # the other faces that passed, centred within ``alternatives_within`` sides of this one (best first)
+    alternatives: tuple["GridReading", ...] = ()
 
 
 def _lattice_offsets(turn_deg: float, pitch_px: float) -> np.ndarray:
@@ -1070,8 +1130,13 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
 
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
-              exclude: Sequence[tuple[float, float, float]] = ()) -> GridReading | None:
-    """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best."""
+              exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
+              alternatives_within: float = 0.6) -> GridReading | None:
+    """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
+
+    Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
+    pip's is a line lit all along (a triangle's tip), no row of pips. 0.6, not 0.5: a small die far from
+    a steep camera, stretched onto the top plane, blurs its 6's columns to about 0.5 between the pips."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
         return None
     L, C = pip_response(crop, pip * side_px)
@@ -1167,7 +1232,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
         if mids:
             mid_resp = max(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
                            for mx, my in mids)
-            if mid_resp > 0.5 * weakest:
+            if mid_resp > mid_ratio * weakest:
                 continue
         cols = []
         for fx, fy in face_pts:
@@ -1184,32 +1249,41 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
             passing.append((value, cand, spread))
     if not passing:
         return None
-    value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, *_), face_spread = passing[0]
-    if value == 1:
-        # a 1's face is blank all round its pip whatever its turn (the lattice's turn says nothing for a 1):
-        # the strongest spot between 0.2 and 0.42 of a side from the pip (a 6 turned 45 degrees hides its
-        # other pips from the 1's eight blank places at the lattice's turn)
-        r0, r1 = 0.2 * side_px, 0.42 * side_px
-        ys, xs = np.ogrid[:h, :w]
-        ring = (xs - u) ** 2 + (ys - v) ** 2
-        ring = (ring >= r0 * r0) & (ring <= r1 * r1)
-        if ring.any():
-            worst_off = max(worst_off, float(resp[ring].max()))
-    # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
-    # crop can make a worse "2" there; that is no rival reading of this face)
-    rivals = [c[0] for _, c, _ in passing[1:] if math.dist(c[1], (u, v)) <= 0.45 * side_px]
-    margin = sc - (max(rivals) if rivals else max(0.0, sc / 2))
-    pips = []
-    rr = max(1, int(round(0.1 * side_px)))
-    for ox, oy in on_offs:  # each pip's centre: the response's centroid around its lattice place
-        px, py = u + ox, v + oy
-        x0, y0 = int(max(0, round(px) - rr)), int(max(0, round(py) - rr))
-        x1, y1 = int(min(w, round(px) + rr + 1)), int(min(h, round(py) + rr + 1))
-        patch = resp[y0:max(y0, y1), x0:max(x0, x1)]  # a place beyond the crop's edge: no patch (a negative
-        # end would slice from the far side)
-        if patch.size and patch.sum() > 0:
-            gy, gx = np.mgrid[y0:y1, x0:x1]
-            px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())
-        pips.append((float(px), float(py)))
-    return GridReading(int(value), (float(u), float(v)), float(turn), sc, float(margin), weakest, tuple(pips), worst_off,
-                       face_spread)
+
+    def reading(i: int) -> GridReading:
+        value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, *_), face_spread = passing[i]
+        if value == 1:
+            # a 1's face is blank all round its pip whatever its turn (the lattice's turn says nothing for a
+            # 1): the strongest spot between 0.2 and 0.42 of a side from the pip (a 6 turned 45 degrees hides
+            # its other pips from the 1's eight blank places at the lattice's turn)
+            r0, r1 = 0.2 * side_px, 0.42 * side_px
+            ys, xs = np.ogrid[:h, :w]
+            ring = (xs - u) ** 2 + (ys - v) ** 2
+            ring = (ring >= r0 * r0) & (ring <= r1 * r1)
+            if ring.any():
+                worst_off = max(worst_off, float(resp[ring].max()))
+        # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
+        # crop can make a worse "2" there; that is no rival reading of this face)
+        rivals = [c[0] for j, (_, c, _) in enumerate(passing) if j != i and math.dist(c[1], (u, v)) <= 0.45 * side_px]
+        margin = sc - (max(rivals) if rivals else max(0.0, sc / 2))
+        pips = []
+        rr = max(1, int(round(0.1 * side_px)))
+        for ox, oy in on_offs:  # each pip's centre: the response's centroid around its lattice place
+            px, py = u + ox, v + oy
+            x0, y0 = int(max(0, round(px) - rr)), int(max(0, round(py) - rr))
+            x1, y1 = int(min(w, round(px) + rr + 1)), int(min(h, round(py) + rr + 1))
+            patch = resp[y0:max(y0, y1), x0:max(x0, x1)]  # a place beyond the crop's edge: no patch (a
+            # negative end would slice from the far side)
+            if patch.size and patch.sum() > 0:
+                gy, gx = np.mgrid[y0:y1, x0:x1]
+                px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())
+            pips.append((float(px), float(py)))
+        return GridReading(int(value), (float(u), float(v)), float(turn), sc, float(margin), weakest, tuple(pips),
+                           worst_off, face_spread)
+
+    # the faces read as well that lie on the same die (a side face's pip and a top pip make a "2" that can
+    # outscore the top's 1: which face the die shows is then the die's outline's to say)
+    top = reading(0)
+    near = tuple(reading(i) for i in range(1, len(passing))
+                 if math.dist(passing[i][1][1], top.centre) <= alternatives_within * side_px)
+    return replace(top, alternatives=near) if near else top
