@@ -87,6 +87,7 @@ class RollReaderConfig:
     # a face the readers disagree on is taken when a flat die with it on top leaves at most this much body
     # beyond its outline (mm^2) and the other face leaves more than max_beyond_area (_face_the_outline_explains)
     outline_explains: float = 1.0
+    alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
     tilt_residual: float = 18.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
     tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
@@ -658,7 +659,8 @@ class RollReader:
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
-            g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box))
+            g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
+                          alternatives_within=c.alternatives_within)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
             if r is None and d.status != "flat":
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
@@ -1131,7 +1133,7 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
-              alternatives_within: float = 0.6) -> GridReading | None:
+              alternatives_within: float = 0.0) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
 
     Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
@@ -1285,5 +1287,5 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     # outscore the top's 1: which face the die shows is then the die's outline's to say)
     top = reading(0)
     near = tuple(reading(i) for i in range(1, len(passing))
-                 if math.dist(passing[i][1][1], top.centre) <= alternatives_within * side_px)
+                 if math.dist(passing[i][1][1], top.centre) <= alternatives_within * side_px) if alternatives_within > 0 else ()
     return replace(top, alternatives=near) if near else top
