@@ -10,7 +10,11 @@ still for a while (debounced), and the reading has stayed the same over those fr
   even when it holds still (a die or the cube put down on the frame does not reach the outer edge);
 * agreement: the checker counts must be the same in ``settle_frames`` consecutive clear frames.
 
-Only then is the reading passed on (``WatchEvent``), once per change of the board.
+Only then is the reading passed on (``WatchEvent``), once per change of the board. A change of a tray alone
+(a checker borne off from a pile over its row, which reads the same with one checker fewer) is a change:
+the trays are not in the agreement (their row's front moves a mm between frames) but a tray whose front
+stands, in every frame of the clear stretch, more than half a checker's thickness from where the last
+emitted reading saw it gives a new reading.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ SMALL_PX_PER_MM = 0.25
 EDGE_MM = 8.0
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
+TRAY_MOVE = 0.5  # a tray's row front this share of a checker's thickness away from the last reading's is a change
 
 
 @dataclass(frozen=True)
@@ -162,11 +167,13 @@ class BoardWatcher:
         if not ready:
             self.current = None
             return None
-        if key == self._emitted and self.current is not None:
+        tray_moved = self.last is not None and _tray_moved(self.last.reading, self._window,
+                                                           TRAY_MOVE * self.calibration.spec.checker_thickness)
+        if key == self._emitted and self.current is not None and not tray_moved:
             return None
         self._idle = 0
         self.current = WatchEvent(self._index, reading, self._count)
-        if key != self._emitted:
+        if key != self._emitted or tray_moved:
             self._emitted = key
             self.last = self.current
             return self.last
@@ -288,6 +295,20 @@ def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading
     key = (tuple(sorted((p, None if p in flicker else v) for p, v in latest.points.items())),
            None if 25 in flicker else tuple(sorted(latest.bar.items())), tuple(sorted(flicker)))
     return replace(window[-1], checkers=checkers), key
+
+
+def _tray_moved(emitted: BoardReading, window: list[BoardReading], move_mm: float) -> bool:
+    """Whether a tray's row front stands more than ``move_mm`` from where the ``emitted`` reading saw it, on the
+    same side, in every reading of ``window`` (the clear, still stretch): a checker borne off (or taken back)
+    where the points read the same. A tray out of the picture in any of them is no change."""
+    for player, seen in emitted.trays.items():
+        if seen.front_mm is None:
+            continue
+        moves = [r.trays[player].front_mm - seen.front_mm for r in window
+                 if player in r.trays and r.trays[player].front_mm is not None]
+        if window and len(moves) == len(window) and (min(moves) > move_mm or max(moves) < -move_mm):
+            return True
+    return False
 
 
 def _reading_key(reading: BoardReading) -> tuple:

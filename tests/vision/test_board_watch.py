@@ -163,3 +163,44 @@ def test_a_board_that_changes_in_the_latest_frame_only_is_no_flicker(table, monk
     emitted = [e for e in (watcher.feed(f) for f in frames) if e is not None]
     assert len(emitted) == 1 and 13 not in emitted[0].reading.checkers.uncertain
     assert watcher.current is None  # the board is not stable now
+
+
+
+def test_a_checker_borne_off_from_a_pile_that_reads_the_same_is_a_new_reading():
+    """O's 6-1 of a real match (match10445279, game 4, turn 40): 6/off, the hand away long enough for a stable
+    reading, then 1/off from a pile of 7 read as its row of 5 before and after. The points read the same, so
+    the watcher emitted nothing after the second checker and the footage's turn was scored on the board with
+    one checker borne off: the tray change counted one short of the play, 6/off 1/off read as 6/off."""
+    from tablecompanion.vision.identify import identify_play
+    from tablecompanion.vision.occlusion import _reading_key
+
+    renderer = Renderer(Camera.preset("top"), "tournament", "right", True)
+    before = Position.from_position_id("OQEAwF9uAQAAAA")  # O on roll (at the top), 1 borne off
+    after = before.parse_play("6/off 1/off", (6, 1)).result()  # 3 borne off, 6 left on the 1-point
+    mid = Position.from_board(before.on_roll[:5] + (0,) + before.on_roll[6:], before.opponent)  # 6/off alone
+    assert (mid.borne_off[0], after.borne_off[0], before.on_roll[0], after.on_roll[0]) == (2, 3, 7, 6)
+    watcher = BoardWatcher(truth_calibration(renderer))
+
+    def scene(position):
+        return Scene.from_position(position, bottom="opponent", dice=())
+
+    def emitted(position, n, seed):
+        return [e for e in (watcher.feed(f) for f in _frames(renderer, scene(position), n, seed=seed)) if e]
+
+    def hand_over(position, seed):  # the mover's hand over the board, carrying a checker off
+        hand = Hand("top", x=640.0, y=150.0, spread=0.6)
+        for f in _frames(renderer, replace(scene(position), hands=(hand,)), 4, seed=seed):
+            assert watcher.feed(f) is None
+
+    [start] = emitted(before, 8, 0)
+    hand_over(mid, 5)
+    [first] = emitted(mid, 8, 10)
+    hand_over(after, 20)
+    events = emitted(after, 10, 30)
+    assert len(events) == 1
+    assert _reading_key(events[0].reading) == _reading_key(first.reading)  # the points read the same
+    seen = events[0].reading.observation("dark", "top", before=start.reading, off_before=before.borne_off[0])
+    assert seen.off == 3
+    found = identify_play(before, (6, 1), seen)
+    assert found.verdict == "legal" and found.play.result() == after
+    assert emitted(after, 10, 40) == []  # once
