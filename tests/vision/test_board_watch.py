@@ -165,7 +165,6 @@ def test_a_board_that_changes_in_the_latest_frame_only_is_no_flicker(table, monk
     assert watcher.current is None  # the board is not stable now
 
 
-
 def test_a_checker_borne_off_from_a_pile_that_reads_the_same_is_a_new_reading():
     """O's 6-1 of a real match (match10445279, game 4, turn 40): 6/off, the hand away long enough for a stable
     reading, then 1/off from a pile of 7 read as its row of 5 before and after. The points read the same, so
