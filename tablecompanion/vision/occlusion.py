@@ -167,8 +167,9 @@ class BoardWatcher:
         if not ready:
             self.current = None
             return None
-        tray_moved = self.last is not None and _tray_moved(self.last.reading, self._window,
-                                                           TRAY_MOVE * self.calibration.spec.checker_thickness)
+        # the points read as emitted: a tray may still have changed (only then is it worth measuring)
+        tray_moved = key == self._emitted and self.last is not None and \
+            _tray_moved(self.last.reading, self._window, TRAY_MOVE * self.calibration.spec.checker_thickness)
         if key == self._emitted and self.current is not None and not tray_moved:
             return None
         self._idle = 0

@@ -724,28 +724,16 @@ class RollReader:
             g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
             g.off_contrast < c.max_blank_spot * g.pip_contrast
         if g is not None:
-            feats.update(g_value=g.value, g_margin=g.margin, g_contrast=g.pip_contrast, g_score=g.score,
-                         g_face=g.face_spread, g_off=g.off_contrast, g_turn=g.turn_deg,
-                         g_centre_mm=(g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]))
+            feats.update(_face_features(g, origin, k, die))
             if g_ok:  # the lattice's centre is the face's centre
-                mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
-            pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
-            if g.value in _FLAT_PIPS:
-                feats.update(_affine_fit(pips_mm / die, g.value))
-            if len(pips_mm) >= 2:
-                p = pips_mm - pips_mm.mean(axis=0)
-                feats["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
+                mm = feats["g_centre_mm"]
             if r_flat and g.value != r.value:
                 # the per-photo reader's face, as the grid reader found it on this die too: the die's outline
                 # may say it is the top (see _face_the_outline_explains)
                 for a in g.alternatives:
                     if a.value == r.value and a.pip_contrast >= c.grid_min_contrast and \
                             a.off_contrast < c.max_blank_spot * a.pip_contrast:
-                        a_pips = np.asarray(a.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
-                        feats["g_alt"] = {"g_value": a.value, "g_turn": a.turn_deg, "g_margin": a.margin,
-                                          "g_contrast": a.pip_contrast, "g_off": a.off_contrast, "g_face": a.face_spread,
-                                          "g_centre_mm": (a.centre[0] / k + origin[0], a.centre[1] / k + origin[1]),
-                                          **(_affine_fit(a_pips / die, a.value) if a.value in _FLAT_PIPS else {})}
+                        feats["g_alt"] = _face_features(a, origin, k, die)
                         break
         if g_ok and (not r_flat or r.value == g.value or g.margin >= c.grid_overrules):
             value, status, reason = g.value, "flat", ""
@@ -873,9 +861,8 @@ class RollReader:
         mm = alt["g_centre_mm"]
         centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
         feats = {k: v for k, v in f.items() if not k.startswith("aff_") and k not in ("spread", "g_alt")}
-        feats.update({k: v for k, v in alt.items()}, beyond_mm2=area, face_turn=turn,
-                     outline_over=(f.get("g_value"), best))
-        conf = max(float(f.get("r_conf") or 0.0), 0.9) if f.get("r_value") == alt["g_value"] else 0.5
+        feats.update(alt, beyond_mm2=area, face_turn=turn, outline_over=(f.get("g_value"), best))
+        conf = max(float(f["r_conf"]), 0.9)  # the per-photo reader's face (the only alternative _die_from keeps)
         reading = DiceReading(alt["g_value"], centre, (), conf, "flat",
                               float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
         return replace(d, value=alt["g_value"], status="flat", reason="", centre=centre,
@@ -1029,6 +1016,21 @@ def _affine_fit(pts: np.ndarray, value: int) -> dict:
     sv = np.linalg.svd(A, compute_uv=False)
     return {"aff_ratio": float(sv[0] / max(sv[1], 1e-9)), "aff_scale": float(math.sqrt(sv[0] * sv[1])),
             "yaw": float(best[2] % 90)}
+
+
+def _face_features(g: "GridReading", origin, k: float, die: float) -> dict:
+    """A grid reader's face as a die's features, on the board (mm): value, how sure, centre, turn, and the
+    pips' fit (``aff_*``: squareness, for 4-6) and spread."""
+    centre_mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
+    f = {"g_value": g.value, "g_margin": g.margin, "g_contrast": g.pip_contrast, "g_score": g.score,
+         "g_face": g.face_spread, "g_off": g.off_contrast, "g_turn": g.turn_deg, "g_centre_mm": centre_mm}
+    pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
+    if g.value in _FLAT_PIPS:
+        f.update(_affine_fit(pips_mm / die, g.value))
+    if len(pips_mm) >= 2:
+        p = pips_mm - pips_mm.mean(axis=0)
+        f["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
+    return f
 
 
 def _masked_median(img: np.ndarray, mask: np.ndarray) -> float:
