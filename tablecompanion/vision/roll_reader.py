@@ -88,6 +88,15 @@ class RollReaderConfig:
     # beyond its outline (mm^2) and the other face leaves more than max_beyond_area (_face_the_outline_explains)
     outline_explains: float = 1.0
     alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
+    # the blank places of a clear die face differ by at most face_tol (Lab; the ghost check's); a die's face
+    # is read up to loose_face_tol: a translucent die's body, seen through, shades them unevenly (its flat
+    # faces spread up to 48). A tilted opaque die's lattice straddles its top and a side face alike, so a
+    # face read beyond face_tol counts as flat only when its outline is a flat die's within loose_face_beyond
+    # mm^2 (translucent flat dice leave none: their body lets the board through)
+    face_tol: float = 32.0
+    loose_face_tol: float = 48.0
+    loose_face_beyond: float = 1.0
+    drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
     tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
@@ -562,6 +571,7 @@ class RollReader:
                 if len(dice) < c.max_dice and not any(
                         math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
                     dice.append(d)
+        dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
@@ -660,7 +670,7 @@ class RollReader:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
             g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
-                          alternatives_within=c.alternatives_within)
+                          alternatives_within=c.alternatives_within, face_tol=c.loose_face_tol)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
             if r is None and d.status != "flat":
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
@@ -673,7 +683,7 @@ class RollReader:
         while len(out) < 2 and (blob["side_mm"] > c.two_dice_side * die or not out):
             # a side face of a die already read shows pips ~1 side away: look further than that
             excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in out]
-            g = grid_read(crop, die * k, exclude=excl)
+            g = grid_read(crop, die * k, exclude=excl, face_tol=c.loose_face_tol)
             if g is None or g.margin < c.second_die_margin or g.pip_contrast < c.second_die_contrast:
                 break
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
@@ -685,6 +695,29 @@ class RollReader:
         if not out and c.unread_blob_is_die and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
+
+    def _without_side_faces(self, dice: list[DieSeen]) -> list[DieSeen]:
+        """Without the "dice" that lie where a die read flat beside them shows its side faces.
+
+        Seen from a steep camera a die's side face, stretched onto the top-face plane, lies more than a
+        side from its top's centre; the per-photo reader can take it for a die, and on a dark point a black
+        die's top and side face change the board as two blobs. Within the flat outline of a die read (its
+        top square and the side faces the camera sees, all on the camera's side) no other die can rest (one
+        stacked on it shows its top on the side away from the camera), so a reading there that the grid
+        reader scores lower than that die's face is a side face of it."""
+        if not self.config.drop_side_faces:
+            return dice
+        read = [d for d in dice if d.status == "flat" and d.value is not None and "g_centre_mm" in d.features]
+        outlines = [(d, self.flat_silhouette(d.features["g_centre_mm"], d.features.get("g_turn", 0.0),
+                                             self.config.side_face_slack)) for d in read]
+
+        def side_face(d: DieSeen) -> bool:
+            score = d.features.get("g_score", -math.inf) if d.value is not None else -math.inf
+            return any(e is not d and e.features.get("g_score", 0.0) > score and
+                       cv2.pointPolygonTest(o, (float(d.board_mm[0]), float(d.board_mm[1])), False) >= 0
+                       for e, o in outlines)
+
+        return [d for d in dice if not side_face(d)]
 
     def _ghost(self, g: "GridReading | None", rect_mm, box: float, u: float, v: float) -> bool:
         """The reference shows a die face here at least as clearly: the last throw's die, picked up since
@@ -903,6 +936,8 @@ class RollReader:
             why = self._tilt_reason(f, d.value)
             if why:
                 status, reason = "cocked", why
+            elif f.get("g_face", 0.0) > c.face_tol and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
+                status, reason = "unclear", "uneven face and not quite a flat die's outline: it may be tilted"
             elif support and not (self.config.pattern_proves_flat and self._surely_flat(f, d.value)):
                 status, reason = "unclear", f"touching {support}: it may lean on it"
         elif status == "cocked" and not reason:
