@@ -96,6 +96,7 @@ class RollReaderConfig:
     face_tol: float = 32.0
     loose_face_tol: float = 48.0
     loose_face_beyond: float = 1.0
+    loose_rivals: bool = False  # a face read beyond face_tol is a rival of a clear face (lowers its margin)
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
@@ -670,7 +671,8 @@ class RollReader:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
             g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
-                          alternatives_within=c.alternatives_within, face_tol=c.loose_face_tol)
+                          alternatives_within=c.alternatives_within, face_tol=c.loose_face_tol,
+                          clear_face_tol=None if c.loose_rivals else c.face_tol)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
             if r is None and d.status != "flat":
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
@@ -683,7 +685,8 @@ class RollReader:
         while len(out) < 2 and (blob["side_mm"] > c.two_dice_side * die or not out):
             # a side face of a die already read shows pips ~1 side away: look further than that
             excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in out]
-            g = grid_read(crop, die * k, exclude=excl, face_tol=c.loose_face_tol)
+            g = grid_read(crop, die * k, exclude=excl, face_tol=c.loose_face_tol,
+                          clear_face_tol=None if c.loose_rivals else c.face_tol)
             if g is None or g.margin < c.second_die_margin or g.pip_contrast < c.second_die_contrast:
                 break
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
@@ -760,6 +763,8 @@ class RollReader:
             feats.update(_face_features(g, origin, k, die))
             if g_ok:  # the lattice's centre is the face's centre
                 mm = feats["g_centre_mm"]
+                if g.margin_all is not None and g.margin_all < (c.grid_agree_margin if agree else c.grid_min_margin):
+                    feats["loose_rival"] = g.margin_all  # sure only because an uneven face was no rival
             if r_flat and g.value != r.value:
                 # the per-photo reader's face, as the grid reader found it on this die too: the die's outline
                 # may say it is the top (see _face_the_outline_explains)
@@ -936,8 +941,9 @@ class RollReader:
             why = self._tilt_reason(f, d.value)
             if why:
                 status, reason = "cocked", why
-            elif f.get("g_face", 0.0) > c.face_tol and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
-                status, reason = "unclear", "uneven face and not quite a flat die's outline: it may be tilted"
+            elif (f.get("g_face", 0.0) > c.face_tol or "loose_rival" in f) and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
+                why = "uneven face" if f.get("g_face", 0.0) > c.face_tol else "another face read beside it"
+                status, reason = "unclear", f"{why} and not quite a flat die's outline: it may be tilted"
             elif support and not (self.config.pattern_proves_flat and self._surely_flat(f, d.value)):
                 status, reason = "unclear", f"touching {support}: it may lean on it"
         elif status == "cocked" and not reason:
@@ -1146,6 +1152,8 @@ class GridReading:
     pips: tuple[tuple[float, float], ...]  # refined pip centres, crop px
     off_contrast: float = 0.0  # strongest spot where the face should be blank
     face_spread: float = 0.0  # largest colour difference (Lab) between blank places of the face
+    # the margin over every rival, also those ``clear_face_tol`` leaves out (None: none was left out)
+    margin_all: float | None = None
     # the other faces that passed, centred within ``alternatives_within`` sides of this one (best first)
     alternatives: tuple["GridReading", ...] = ()
 
@@ -1170,7 +1178,7 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
-              alternatives_within: float = 0.0) -> GridReading | None:
+              alternatives_within: float = 0.0, clear_face_tol: float | None = None) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
 
     Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
@@ -1303,8 +1311,13 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                 worst_off = max(worst_off, float(resp[ring].max()))
         # the margin over the other faces that read this same place (a pip of a side face elsewhere in the
         # crop can make a worse "2" there; that is no rival reading of this face)
-        rivals = [c[0] for j, (_, c, _) in enumerate(passing) if j != i and math.dist(c[1], (u, v)) <= 0.45 * side_px]
+        # a face whose blank places differ more than a clear face's (``clear_face_tol``: a side face's pip
+        # and the top's, a translucent body) is no rival of a clear face
+        clear = clear_face_tol is not None and face_spread <= clear_face_tol
+        near = [(c[0], sp) for j, (_, c, sp) in enumerate(passing) if j != i and math.dist(c[1], (u, v)) <= 0.45 * side_px]
+        rivals = [r for r, sp in near if not (clear and sp > clear_face_tol)]
         margin = sc - (max(rivals) if rivals else max(0.0, sc / 2))
+        margin_all = sc - max(r for r, _ in near) if len(rivals) < len(near) else None
         pips = []
         rr = max(1, int(round(0.1 * side_px)))
         for ox, oy in on_offs:  # each pip's centre: the response's centroid around its lattice place
@@ -1318,7 +1331,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
                 px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())
             pips.append((float(px), float(py)))
         return GridReading(int(value), (float(u), float(v)), float(turn), sc, float(margin), weakest, tuple(pips),
-                           worst_off, face_spread)
+                           worst_off, face_spread, None if margin_all is None else float(margin_all))
 
     # the faces read as well that lie on the same die (a side face's pip and a top pip make a "2" that can
     # outscore the top's 1: which face the die shows is then the die's outline's to say)

@@ -201,6 +201,43 @@ def test_an_uneven_face_on_a_die_not_quite_flat_is_unclear():
     assert loose.read(img, roller=scene.roller).verdict == "valid"  # what the rule stops
 
 
+def _read_case(seed: int, index: int, **config):
+    from tablecompanion.vision.roll_eval import make_cases, render_case
+
+    case = make_cases(index + 1, seed)[index]
+    ref, img, truth, scene = render_case(case)
+    reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
+    reader.set_reference(ref, checker_centres(scene))
+    return reader.read(img, roller=scene.roller, opening=case.kind == "opening"), truth
+
+
+def test_a_face_read_only_with_the_loose_tolerance_is_no_rival_of_a_clear_face():
+    """A white 1 from above (seed 3, case 228): its clear face (blank places 2 Lab apart) beats a "2" of its
+    pip and a side face's pip (blank places 44 apart, read only with the translucent dice's tolerance) by
+    3: counted as a rival, that 2 leaves the 1 unsure."""
+    rr, truth = _read_case(3, 228)
+    assert rr.verdict == "valid" and sorted(rr.values) == [1, 6], rr.reason
+    assert _read_case(3, 228, loose_rivals=True)[0].verdict == "unclear"
+
+
+def test_a_face_sure_only_without_its_loose_rival_needs_a_flat_die_s_outline():
+    """A white 1 tilted in open space (seed 11, case 143 of the tilted set) leaves 3.25 mm^2 of body beyond
+    a flat die's outline, under the tilt test's 4. Its clear 1 is sure only because a "2" beside it (read
+    with the loose tolerance) is no rival; then the outline must be a flat die's within 1 mm^2."""
+    from tablecompanion.vision.roll_eval import make_cases, render_case
+
+    case = replace(make_cases(144, 11)[143], kind="cocked")
+    ref, img, truth, scene = render_case(case)
+    assert [d["state"] for d in truth["dice"]] == ["cocked", "flat"]
+    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
+    reader.set_reference(ref, checker_centres(scene))
+    rr = reader.read(img, roller=scene.roller)
+    assert rr.verdict != "valid", rr.reason
+    tilted = min(rr.dice, key=lambda d: math.dist(d.centre, truth["dice"][0]["top_centre_px"]))
+    assert tilted.value is None and tilted.reason.startswith("another face read beside it")
+    assert reader.config.loose_face_beyond < tilted.features["beyond_mm2"] <= reader.config.max_beyond_area
+
+
 @pytest.mark.parametrize("seed, index, values", [(0, 270, (3, 1)), (1, 101, (5, 3))])
 def test_a_die_s_side_face_is_not_a_third_die(seed, index, values):
     """Seen from the steep camera, a die's side face stretched onto the top-face plane lies more than a
