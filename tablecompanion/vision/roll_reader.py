@@ -97,6 +97,8 @@ class RollReaderConfig:
     loose_face_tol: float = 48.0
     loose_face_beyond: float = 1.0
     loose_rivals: bool = False  # a face read beyond face_tol is a rival of a clear face (lowers its margin)
+    top_beyond_side: bool = True  # a die read by a side face: a clear face beyond it whose outline holds it
+    side_face_depth: float = 0.7  # ... where the camera sees at least this deep down a side (sides)
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
@@ -575,6 +577,7 @@ class RollReader:
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
+        dice = [self._top_beyond_its_side_face(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         if opening:
@@ -905,6 +908,55 @@ class RollReader:
                               float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
         return replace(d, value=alt["g_value"], status="flat", reason="", centre=centre,
                        board_mm=(float(mm[0]), float(mm[1])), confidence=conf, reading=reading, features=feats)
+
+    def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
+        """The top of a die both readers read by a side face.
+
+        From a steep camera a flat die's side face is nearly as large as its top and both readers can read
+        it (a 6's side 3): its outline then leaves the die's top beyond it, and the die would be "tilted".
+        When a clear face lies beyond it, on the side away from the camera, whose flat die's outline holds
+        the side face read and the die's body whole (at most ``outline_explains`` mm^2 beyond), that face is
+        the top. A tilted die leaves body beyond every flat outline."""
+        c = self.config
+        f = d.features
+        if not c.top_beyond_side or d.status != "flat" or self.reference_full is None or \
+                f.get("beyond_mm2", 0.0) <= c.max_beyond_area or "g_centre_mm" not in f:
+            return d
+        die = float(self.spec.die_size)
+        k = c.rect_px_per_mm
+        cx, cy = f["g_centre_mm"]
+        # how far the camera sees down a die's side here (the bottom's centre on the top plane, in sides):
+        # a side face seen much less deep than a side is no face the readers take for a top
+        px = self.camera.project(np.array([[cx, cy, 0.0]]))
+        hp = np.array([px[0, 0], px[0, 1], 1.0]) @ self.top_from_image.T
+        if math.hypot(hp[0] / hp[2] - cx, hp[1] / hp[2] - cy) < c.side_face_depth * die:
+            return d
+        half = 2.2 * die
+        x0, y0 = cx - half, cy - half
+        crop = self.rectified(frame, (x0, y0, cx + half, cy + half))
+        excl = [((cx - x0) * k, (cy - y0) * k, c.second_die_gap * 0.6 * die * k)]
+        excl += [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in dice if o is not d]
+        m = 0.6 * die * k
+        g = grid_read(crop, die * k, centre_box=(m, m, crop.shape[1] - m, crop.shape[0] - m), exclude=excl,
+                      face_tol=c.face_tol)
+        if g is None or g.margin < c.grid_min_margin or g.pip_contrast < c.grid_alone_contrast or \
+                g.off_contrast >= c.max_blank_spot * g.pip_contrast:
+            return d
+        top = _face_features(g, (x0, y0), k, die)
+        outline = self.flat_silhouette(top["g_centre_mm"], g.turn_deg, c.side_face_slack)
+        if cv2.pointPolygonTest(outline.astype(np.float32), (float(cx), float(cy)), False) < 0:
+            return d  # the face read is no side face of this one
+        area, turn = self._beyond_flat_outline(frame, top["g_centre_mm"], g.value, g.turn_deg, d, dice)
+        if area > c.outline_explains:
+            return d
+        mm = top["g_centre_mm"]
+        centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
+        feats = {k_: v for k_, v in f.items() if not k_.startswith("aff_") and k_ not in ("spread", "g_alt", "loose_rival")}
+        feats.update(top, beyond_mm2=area, face_turn=turn, side_face_read=(f.get("g_value"), f.get("beyond_mm2")))
+        reading = DiceReading(g.value, centre, (), min(1.0, 0.5 + g.margin / 100.0), "flat",
+                              die * float(self.calibration.px_per_mm_at(mm)))
+        return replace(d, value=g.value, status="flat", reason="", centre=centre, board_mm=(float(mm[0]), float(mm[1])),
+                       confidence=reading.confidence, reading=reading, features=feats)
 
     def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = ()) -> DieSeen:
         c = self.config

@@ -238,6 +238,19 @@ def test_a_face_sure_only_without_its_loose_rival_needs_a_flat_die_s_outline():
     assert reader.config.loose_face_beyond < tilted.features["beyond_mm2"] <= reader.config.max_beyond_area
 
 
+@pytest.mark.parametrize("seed, index, values, side", [(0, 160, (6, 2), 3), (0, 216, (1, 6), 4)])
+def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side):
+    """From the steep camera both readers read a flat die by its side face (a red 6's side 3, a white 1's
+    side 4): that face's outline leaves the top beyond it, and the die was "tilted". The clear face beyond
+    it, whose flat outline holds the side face and the whole die, is the top."""
+    rr, truth = _read_case(seed, index)
+    assert all(d["valid"] for d in truth["dice"])
+    assert rr.verdict == "valid" and sorted(rr.values) == sorted(values), rr.reason
+    assert [d.features["side_face_read"][0] for d in rr.dice if "side_face_read" in d.features] == [side]
+    old = _read_case(seed, index, top_beyond_side=False)[0]
+    assert old.verdict == "void" and "tilted" in old.reason
+
+
 @pytest.mark.parametrize("seed, index, values", [(0, 270, (3, 1)), (1, 101, (5, 3))])
 def test_a_die_s_side_face_is_not_a_third_die(seed, index, values):
     """Seen from the steep camera, a die's side face stretched onto the top-face plane lies more than a
