@@ -934,7 +934,7 @@ class RollReader:
         half = 2.2 * die
         x0, y0 = cx - half, cy - half
         crop = self.rectified(frame, (x0, y0, cx + half, cy + half))
-        excl = [((cx - x0) * k, (cy - y0) * k, c.second_die_gap * 0.6 * die * k)]
+        excl = [((cx - x0) * k, (cy - y0) * k, 0.78 * die * k)]  # the face read and its neighbourhood
         excl += [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in dice if o is not d]
         m = 0.6 * die * k
         g = grid_read(crop, die * k, centre_box=(m, m, crop.shape[1] - m, crop.shape[0] - m), exclude=excl,
