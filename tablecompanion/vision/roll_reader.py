@@ -899,15 +899,8 @@ class RollReader:
         area, turn = self._beyond_flat_outline(frame, alt["g_centre_mm"], alt["g_value"], alt["g_turn"], d, dice)
         if area > c.outline_explains:
             return d
-        mm = alt["g_centre_mm"]
-        centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
-        feats = {k: v for k, v in f.items() if not k.startswith("aff_") and k not in ("spread", "g_alt")}
-        feats.update(alt, beyond_mm2=area, face_turn=turn, outline_over=(f.get("g_value"), best))
         conf = max(float(f["r_conf"]), 0.9)  # the per-photo reader's face (the only alternative _die_from keeps)
-        reading = DiceReading(alt["g_value"], centre, (), conf, "flat",
-                              float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
-        return replace(d, value=alt["g_value"], status="flat", reason="", centre=centre,
-                       board_mm=(float(mm[0]), float(mm[1])), confidence=conf, reading=reading, features=feats)
+        return self._showing(d, alt, area, turn, conf, outline_over=(f.get("g_value"), best))
 
     def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """The top of a die both readers read by a side face.
@@ -949,14 +942,23 @@ class RollReader:
         area, turn = self._beyond_flat_outline(frame, top["g_centre_mm"], g.value, g.turn_deg, d, dice)
         if area > c.outline_explains:
             return d
-        mm = top["g_centre_mm"]
+        return self._showing(d, top, area, turn, min(1.0, 0.5 + g.margin / 100.0),
+                             side_face_read=(f.get("g_value"), f.get("beyond_mm2")))
+
+    def _showing(self, d: DieSeen, face: dict, beyond_mm2: float, face_turn: float, confidence: float,
+                 **why) -> DieSeen:
+        """``d`` as a flat die showing another face the grid reader found (``face``: _face_features), whose
+        flat outline leaves ``beyond_mm2`` of the body at ``face_turn``; the face read before is noted in
+        ``why``. The features of that face's pips and rivals go with it."""
+        mm = face["g_centre_mm"]
         centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
-        feats = {k_: v for k_, v in f.items() if not k_.startswith("aff_") and k_ not in ("spread", "g_alt", "loose_rival")}
-        feats.update(top, beyond_mm2=area, face_turn=turn, side_face_read=(f.get("g_value"), f.get("beyond_mm2")))
-        reading = DiceReading(g.value, centre, (), min(1.0, 0.5 + g.margin / 100.0), "flat",
-                              die * float(self.calibration.px_per_mm_at(mm)))
-        return replace(d, value=g.value, status="flat", reason="", centre=centre, board_mm=(float(mm[0]), float(mm[1])),
-                       confidence=reading.confidence, reading=reading, features=feats)
+        feats = {k: v for k, v in d.features.items()
+                 if not k.startswith("aff_") and k not in ("spread", "g_alt", "loose_rival")}
+        feats.update(face, beyond_mm2=beyond_mm2, face_turn=face_turn, **why)
+        reading = DiceReading(face["g_value"], centre, (), confidence, "flat",
+                              float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
+        return replace(d, value=face["g_value"], status="flat", reason="", centre=centre,
+                       board_mm=(float(mm[0]), float(mm[1])), confidence=confidence, reading=reading, features=feats)
 
     def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = ()) -> DieSeen:
         c = self.config
