@@ -180,62 +180,60 @@ def test_a_translucent_four_is_read_with_the_die_reader_s_face_tolerance():
     assert strict is not None and strict.value == 5 and strict.pip_contrast == 0.0  # the old answer
 
 
+def _read_case(seed: int, index: int, *configs: dict, kind: str | None = None):
+    """A roll_eval case (its kind changed to ``kind``), rendered once and read with the default settings
+    changed by each of ``configs`` (the defaults alone when none): the case, its truth, the readings."""
+    from tablecompanion.vision.roll_eval import make_cases, render_case
+
+    case = make_cases(index + 1, seed)[index]
+    if kind is not None:
+        case = replace(case, kind=kind)
+    ref, img, truth, scene = render_case(case)
+    readings = []
+    for config in configs or ({},):
+        reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
+        reader.set_reference(ref, checker_centres(scene))
+        readings.append(reader.read(img, roller=scene.roller, opening=case.kind == "opening"))
+    return case, truth, readings
+
+
+def _die_at(rr, truth_die) -> DieSeen:
+    return min(rr.dice, key=lambda d: math.dist(d.centre, truth_die["top_centre_px"]))
+
+
 def test_an_uneven_face_on_a_die_not_quite_flat_is_unclear():
     """A white 1 tilted 22 degrees (seed 11, case 29 of the tilted set): its lattice straddles its top and
     a side face (blank places 34 Lab apart), and its body leaves 2.75 mm^2 beyond a flat die's outline,
     under the tilt test's 4. Read with the loose face tolerance it would be accepted; an uneven face must
     have a flat die's outline."""
-    from tablecompanion.vision.roll_eval import make_cases, render_case
-
-    case = replace(make_cases(30, 11)[29], kind="cocked")
-    ref, img, truth, scene = render_case(case)
+    _, truth, (rr, loose) = _read_case(11, 29, {}, {"loose_face_beyond": math.inf}, kind="cocked")
     assert [d["state"] for d in truth["dice"]] == ["cocked", "flat"]
-    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
-    reader.set_reference(ref, checker_centres(scene))
-    rr = reader.read(img, roller=scene.roller)
     assert rr.verdict != "valid", rr.reason
-    tilted = min(rr.dice, key=lambda d: math.dist(d.centre, truth["dice"][0]["top_centre_px"]))
+    tilted = _die_at(rr, truth["dice"][0])
     assert tilted.value is None and tilted.reason.startswith("uneven face")
-    loose = RollReader(calibrate_from_markers(ref, home=scene.home), replace(reader.config, loose_face_beyond=math.inf))
-    loose.set_reference(ref, checker_centres(scene))
-    assert loose.read(img, roller=scene.roller).verdict == "valid"  # what the rule stops
-
-
-def _read_case(seed: int, index: int, **config):
-    from tablecompanion.vision.roll_eval import make_cases, render_case
-
-    case = make_cases(index + 1, seed)[index]
-    ref, img, truth, scene = render_case(case)
-    reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
-    reader.set_reference(ref, checker_centres(scene))
-    return reader.read(img, roller=scene.roller, opening=case.kind == "opening"), truth
+    assert loose.verdict == "valid"  # what the rule stops
 
 
 def test_a_face_read_only_with_the_loose_tolerance_is_no_rival_of_a_clear_face():
     """A white 1 from above (seed 3, case 228): its clear face (blank places 2 Lab apart) beats a "2" of its
     pip and a side face's pip (blank places 44 apart, read only with the translucent dice's tolerance) by
     3: counted as a rival, that 2 leaves the 1 unsure."""
-    rr, truth = _read_case(3, 228)
+    _, _, (rr, rivals) = _read_case(3, 228, {}, {"loose_rivals": True})
     assert rr.verdict == "valid" and sorted(rr.values) == [1, 6], rr.reason
-    assert _read_case(3, 228, loose_rivals=True)[0].verdict == "unclear"
+    assert rivals.verdict == "unclear"
 
 
 def test_a_face_sure_only_without_its_loose_rival_needs_a_flat_die_s_outline():
     """A white 1 tilted in open space (seed 11, case 143 of the tilted set) leaves 3.25 mm^2 of body beyond
     a flat die's outline, under the tilt test's 4. Its clear 1 is sure only because a "2" beside it (read
     with the loose tolerance) is no rival; then the outline must be a flat die's within 1 mm^2."""
-    from tablecompanion.vision.roll_eval import make_cases, render_case
-
-    case = replace(make_cases(144, 11)[143], kind="cocked")
-    ref, img, truth, scene = render_case(case)
+    _, truth, (rr,) = _read_case(11, 143, kind="cocked")
     assert [d["state"] for d in truth["dice"]] == ["cocked", "flat"]
-    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
-    reader.set_reference(ref, checker_centres(scene))
-    rr = reader.read(img, roller=scene.roller)
     assert rr.verdict != "valid", rr.reason
-    tilted = min(rr.dice, key=lambda d: math.dist(d.centre, truth["dice"][0]["top_centre_px"]))
+    tilted = _die_at(rr, truth["dice"][0])
     assert tilted.value is None and tilted.reason.startswith("another face read beside it")
-    assert reader.config.loose_face_beyond < tilted.features["beyond_mm2"] <= reader.config.max_beyond_area
+    config = RollReaderConfig()
+    assert config.loose_face_beyond < tilted.features["beyond_mm2"] <= config.max_beyond_area
 
 
 @pytest.mark.parametrize("seed, index, values, side", [(0, 160, (6, 2), 3), (0, 216, (1, 6), 4)])
@@ -243,11 +241,10 @@ def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side)
     """From the steep camera both readers read a flat die by its side face (a red 6's side 3, a white 1's
     side 4): that face's outline leaves the top beyond it, and the die was "tilted". The clear face beyond
     it, whose flat outline holds the side face and the whole die, is the top."""
-    rr, truth = _read_case(seed, index)
+    _, truth, (rr, old) = _read_case(seed, index, {}, {"top_beyond_side": False})
     assert all(d["valid"] for d in truth["dice"])
     assert rr.verdict == "valid" and sorted(rr.values) == sorted(values), rr.reason
     assert [d.features["side_face_read"][0] for d in rr.dice if "side_face_read" in d.features] == [side]
-    old = _read_case(seed, index, top_beyond_side=False)[0]
     assert old.verdict == "void" and "tilted" in old.reason
 
 
@@ -257,18 +254,10 @@ def test_a_die_s_side_face_is_not_a_third_die(seed, index, values):
     side from its top; the per-photo reader took it for a die (seed 0, case 270: a red 1), or a black
     die's top and side face on a dark point changed the board as two blobs (seed 1, case 101). The roll
     was "3 dice seen". Within a read die's flat outline no other die can rest: it is a side face."""
-    from tablecompanion.vision.roll_eval import make_cases, render_case
-
-    case = make_cases(index + 1, seed)[index]
-    ref, img, truth, scene = render_case(case)
+    case, truth, (rr, old) = _read_case(seed, index, {}, {"drop_side_faces": False})
     assert case.preset == "steep" and all(d["valid"] for d in truth["dice"])
-    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
-    reader.set_reference(ref, checker_centres(scene))
-    rr = reader.read(img, roller=scene.roller)
     assert rr.verdict == "valid" and sorted(rr.values) == sorted(values), rr.reason
-    old = RollReader(calibrate_from_markers(ref, home=scene.home), replace(reader.config, drop_side_faces=False))
-    old.set_reference(ref, checker_centres(scene))
-    assert old.read(img, roller=scene.roller).reason == "3 dice seen, expected 2"
+    assert old.reason == "3 dice seen, expected 2"
 
 
 @pytest.mark.parametrize("angle", [0, 30, 45, 60])
@@ -288,22 +277,14 @@ def test_a_side_face_pip_beside_a_1_does_not_make_it_a_2():
     """Seen from the side, a flat 1 shows a side face's pips beside its top. A top pip and a side pip
     make a "2" that outscores the 1; the 2's outline leaves the die's top beyond it, the 1's holds the die
     whole: the die is a 1 (the simulator's case 89 of seed 0: two white 1s, the tilted camera)."""
-    from tablecompanion.vision.roll_eval import make_cases, render_case
-
-    case = make_cases(90, 0)[89]
-    ref, img, truth, scene = render_case(case)
+    _, truth, (rr, strict) = _read_case(0, 89, {}, {"outline_explains": -1.0})
     assert [d["top_value"] for d in truth["dice"]] == [1, 1] and all(d["valid"] for d in truth["dice"])
-    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
-    reader.set_reference(ref, checker_centres(scene))
-    rr = reader.read(img, roller=scene.roller)
     assert rr.verdict == "valid" and rr.values == (1, 1), rr.reason
     chosen = [d.features["outline_over"] for d in rr.dice if "outline_over" in d.features]
-    assert chosen and all(face == 2 and over > reader.config.max_beyond_area for face, over in chosen)
+    assert chosen and all(face == 2 and over > RollReaderConfig().max_beyond_area for face, over in chosen)
     # without the outline's say the readers disagree (1 and 2: asked again) or the 2 stands and its outline
     # shows body beyond it (void: tilted)
-    strict = RollReader(calibrate_from_markers(ref, home=scene.home), replace(reader.config, outline_explains=-1.0))
-    strict.set_reference(ref, checker_centres(scene))
-    assert strict.read(img, roller=scene.roller).verdict in ("unclear", "void")
+    assert strict.verdict in ("unclear", "void")
 
 
 def test_grid_reader_sees_no_face_on_plain_felt():
