@@ -206,7 +206,10 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
         return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
 
-    if board_distance(before, seen) == 0:
+    # a tray that gained checkers says the board changed, whatever the points show: a checker borne off from
+    # a pile (read as its row) or from a point where one more may have been missed is a play, not none
+    tray_grew = seen.off is not None and seen.off > before.borne_off[0]
+    if board_distance(before, seen) == 0 and not tray_grew:
         return Identification(
             "unchanged", None, seen.confidence, best, closest,
             reason="the board still shows the position before the roll: no checker has moved",
@@ -250,7 +253,7 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
             points=_points_of(tied),
         )
     missing, extra = unseen_checkers(before, seen, before)
-    if extra == 0 and missing <= MAX_UNSEEN and not _piles_that_could_hide(before, seen):
+    if extra == 0 and missing <= MAX_UNSEEN and not tray_grew and not _piles_that_could_hide(before, seen):
         return Identification(
             "unchanged", None, seen.confidence * UNSEEN_CONFIDENCE**missing, best, closest,
             reason="the board still shows the position before the roll: no checker has moved",

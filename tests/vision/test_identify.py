@@ -1,4 +1,5 @@
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -245,3 +246,22 @@ def test_checkers_borne_off_from_a_point_that_still_shows_one_are_not_camera_mis
     assert found.verdict == "illegal"
     legal = before.parse_play("3/1 2/off(3)", (2, 2)).result()
     assert identify_play(before, (2, 2), BoardObservation.from_position(legal)).verdict == "legal"
+
+
+def test_a_tray_that_gained_a_checker_says_the_board_is_not_unchanged():
+    """5-2 bearing off, 2 on the 6-point: 5/off 6/5 (a 1 played for the 2) leaves the 6-point one checker short,
+    which reads as the board before with one checker missed by the camera. The tray counted one more checker
+    borne off, so a play was made, and it is illegal (match 44 of the footage, game 1 turn 65: read 'unchanged')."""
+    mover = [0] * 25
+    mover[0], mover[2], mover[4], mover[5] = 2, 2, 1, 2  # 1-, 3-, 5- and 6-points
+    opp = [0] * 25
+    opp[0], opp[1] = 1, 3
+    before = Position.from_board(mover, opp)
+    seen = list(mover)
+    seen[5] -= 1  # net 6/off
+    without_tray = BoardObservation(tuple(seen), tuple(opp))
+    assert identify_play(before, (5, 2), without_tray).verdict == "unchanged"  # the miss alone explains it
+    found = identify_play(before, (5, 2), replace(without_tray, off=before.borne_off[0] + 1))
+    assert found.verdict == "illegal" and 6 in found.points
+    # the tray as before: the checker may still have been missed by the camera
+    assert identify_play(before, (5, 2), replace(without_tray, off=before.borne_off[0])).verdict == "unchanged"
