@@ -48,6 +48,10 @@ class WatchConfig:
     pixel_change: float = 28.0  # grey change of one pixel that counts as a change
     blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
     learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
+    # follow the light only in clear, still frames: a hand's soft shadow and a sleeve's fringe each differ from
+    # the bare frame by less than ``pixel_change``, and following them step by step carried the picture away
+    # from the bare frame, which then read as an arm for good (match 43 of the footage, a bear-off)
+    learn_while_busy: bool = False
     absorb_frames: int = 150  # a still change of the band lasting this long is the table, not an arm (5 s at 30 fps)
     flicker_places: int = 2  # at most this many places whose count flickers over a clear, still stretch are marked uncertain
     idle_every: int = 1  # once the reading is stable and the board still, read only every this many frames (CPU)
@@ -125,7 +129,7 @@ class BoardWatcher:
             return None
         moving = self._moving(small)
         arm = self._arm(colour)
-        self._learn_band(colour, moving)
+        self._learn_band(colour, moving, arm)
         self._previous = small
         if moving or arm:
             self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
@@ -188,18 +192,19 @@ class BoardWatcher:
         changed = float(np.mean(diff[board] > self.config.pixel_change))
         return float(np.mean(diff[board])) > self.config.motion_level or changed > self.config.motion_share
 
-    def _learn_band(self, small: np.ndarray, moving: bool) -> None:
+    def _learn_band(self, small: np.ndarray, moving: bool, arm: bool = False) -> None:
         """Keep the picture of the bare frame band: it follows slow light changes where the frame matches it,
-        never takes in an arm (which differs), and takes in a still change only after ``absorb_frames``
-        (a cube put down on the frame, a lamp switched on). The first frame seeds it."""
+        in clear, still frames only, never takes in an arm (which differs), and takes in a still change only
+        after ``absorb_frames`` (a cube put down on the frame, a lamp switched on). The first frame seeds it."""
         now = small.astype(np.float32)
         if self._reference is None:
             self._reference = now
             self._stale = np.zeros(small.shape[:2], np.int32)
             return
         differs = np.abs(now - self._reference).sum(axis=2) > self.config.pixel_change
-        match = ~differs
-        self._reference[match] += self.config.learn_rate * (now[match] - self._reference[match])
+        if self.config.learn_while_busy or not (moving or arm):
+            match = ~differs
+            self._reference[match] += self.config.learn_rate * (now[match] - self._reference[match])
         if moving:
             return
         self._stale = np.where(differs, self._stale + 1, 0)

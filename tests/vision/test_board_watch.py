@@ -11,7 +11,7 @@ import pytest
 from tablecompanion.rules import Position
 from tablecompanion.sim import Camera, Hand, Renderer, Scene
 from tablecompanion.vision.board_eval import truth_calibration
-from tablecompanion.vision.occlusion import BoardWatcher
+from tablecompanion.vision.occlusion import BoardWatcher, WatchConfig
 
 cv2.setNumThreads(1)
 
@@ -203,3 +203,39 @@ def test_a_checker_borne_off_from_a_pile_that_reads_the_same_is_a_new_reading():
     found = identify_play(before, (6, 1), seen)
     assert found.verdict == "legal" and found.play.result() == after
     assert emitted(after, 10, 40) == []  # once
+
+
+def test_a_shadow_that_comes_with_an_arm_does_not_stay_in_the_picture_of_the_bare_frame(table):
+    """While an arm is over the board, its soft shadow deepens on the frame beside it a little every frame, each
+    step too small to differ from the bare frame's picture. Following it carried that picture away from the bare
+    frame, so once the arm had gone the bare frame differed from its own picture from the outer edge in: an arm,
+    for the 5 s it takes to absorb a still change (match 43 of the footage: no reading after a bear-off)."""
+    import numpy as np
+
+    renderer, scenes, before, _ = table
+
+    def watch(config) -> list:
+        calibration = truth_calibration(renderer)
+        watcher = BoardWatcher(calibration, config)
+        for f in _frames(renderer, scenes["before"], 8):
+            watcher.feed(f)
+        height = calibration.geometry.spec.height
+        strip = (0.0, height / 2 - 80.0, 22.0, height / 2 + 80.0)  # the left frame, from the outer edge in
+        mask = np.zeros(_frames(renderer, scenes["before"], 1)[0].shape[:2], np.uint8)
+        cv2.fillPoly(mask, [np.round(calibration.rect_polygon_image(strip, 4)).astype(np.int32)], 1)
+        arm = replace(scenes["before"], hands=(Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6),))
+        frames = _frames(renderer, arm, 40, seed=100)
+        for i, f in enumerate(frames):
+            shade = 1.0 - 0.5 * (i + 1) / len(frames)  # down to half the light, 1.25 % a frame
+            dim = f.astype(np.float32)
+            dim[mask > 0] *= shade
+            watcher.feed(dim.astype(np.uint8))
+            assert not watcher.state.clear
+        return [watcher.feed(f) for f in _frames(renderer, scenes["before"], 12, seed=200)] + [watcher]
+
+    *events, watcher = watch(WatchConfig())
+    assert watcher.state.clear and not watcher.state.arm
+    assert watcher.current is not None and _bottom_arrays(watcher.current) == (before.on_roll, before.opponent)
+    # following the frame's light while the arm was there: the bare frame stays an arm
+    *events, watcher = watch(WatchConfig(learn_while_busy=True))
+    assert watcher.state.arm and all(e is None for e in events)
