@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import cv2
+import numpy as np
 import pytest
 
 from tablecompanion.rules import Position
@@ -210,8 +211,6 @@ def test_a_shadow_that_comes_with_an_arm_does_not_stay_in_the_picture_of_the_bar
     step too small to differ from the bare frame's picture. Following it carried that picture away from the bare
     frame, so once the arm had gone the bare frame differed from its own picture from the outer edge in: an arm,
     for the 5 s it takes to absorb a still change (match 43 of the footage: no reading after a bear-off)."""
-    import numpy as np
-
     renderer, scenes, before, _ = table
 
     def watch(config) -> list:
