@@ -802,11 +802,17 @@ class RollReader:
         t = math.radians(yaw_deg)
         rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
         top = np.array([(-.5, -.5), (.5, -.5), (.5, .5), (-.5, .5)]) @ rot.T * die + np.asarray(centre_mm, np.float64)
-        px = self.camera.project(np.column_stack([top, np.zeros(4)]))
-        hp = np.column_stack([px, np.ones(4)]) @ self.top_from_image.T
-        bottom = hp[:, :2] / hp[:, 2:3]
+        bottom = self._board_on_top_plane(top)
         pts = np.vstack([top, bottom, top + slack * (bottom - top)])
         return cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+
+    def _board_on_top_plane(self, pts_mm) -> np.ndarray:
+        """Points on the board (mm) where the camera sees them on the top-face plane: a die's bottom edge
+        lands there beyond its top, away from the camera, by as much of its side as the camera sees."""
+        pts = np.asarray(pts_mm, np.float64).reshape(-1, 2)
+        px = self.camera.project(np.column_stack([pts, np.zeros(len(pts))]))
+        hp = np.column_stack([px, np.ones(len(pts))]) @ self.top_from_image.T
+        return hp[:, :2] / hp[:, 2:3]
 
     def _with_tilt_evidence(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """Where a die read flat shows its body beyond a flat die's outline (``beyond_mm2``).
@@ -920,9 +926,8 @@ class RollReader:
         cx, cy = f["g_centre_mm"]
         # how far the camera sees down a die's side here (the bottom's centre on the top plane, in sides):
         # a side face seen much less deep than a side is no face the readers take for a top
-        px = self.camera.project(np.array([[cx, cy, 0.0]]))
-        hp = np.array([px[0, 0], px[0, 1], 1.0]) @ self.top_from_image.T
-        if math.hypot(hp[0] / hp[2] - cx, hp[1] / hp[2] - cy) < c.side_face_depth * die:
+        bx, by = self._board_on_top_plane([(cx, cy)])[0]
+        if math.hypot(bx - cx, by - cy) < c.side_face_depth * die:
             return d
         half = 2.2 * die
         x0, y0 = cx - half, cy - half
