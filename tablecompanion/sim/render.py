@@ -41,6 +41,10 @@ CHROMATIC = 0.0012
 # at 0.25) the board reader counts a pile of two leather checkers over the far frame of a steep view as one
 # (tests/vision/test_board_watch.py, far frame, leather); a vision finding, the look waits for the reader.
 RIM_GLINT = 0.0
+# A translucent die: the board seen through its body is tinted by the body's colour (its BGR / 255 times
+# this, clipped: red acrylic passes red, little else), and the far faces' pips show through at this share
+TRANSLUCENT_TINT = 1.25
+SEE_THROUGH_PIPS = 0.55
 GLINT_GRID = 4  # the checkers' glint map is worked out on 4 x 4 pixel blocks (it is smooth)
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
@@ -508,11 +512,19 @@ class Renderer:
             self._faces[key] = {v: textures.die_face(v, st.body, st.pip, 64) for v in range(1, 7)}
         return self._faces[key]
 
+    def _die_pips(self) -> dict:
+        if "pips" not in self._faces:
+            self._faces["pips"] = {v: textures.die_pips(v, 64) for v in range(1, 7)}
+        return self._faces["pips"]
+
     def _draw_solid(self, img: np.ndarray, pose: Pose, faces_tex: dict, body, alpha: float, lit: bool,
-                    motion_px=(0.0, 0.0)) -> tuple[np.ndarray, list[int]]:
+                    motion_px=(0.0, 0.0), pips: dict | None = None, pip_colour=None) -> tuple[np.ndarray, list[int]]:
         """Draw a cube with textured faces; returns its outline (convex hull) in the picture.
 
         ``lit``: img is already lit (per-frame drawing), so the cube's colours get the light map too.
+        ``alpha`` < 1 with ``pips`` (each face's pip cover, ``textures.die_pips``): a translucent die. Its pips
+        are paint, opaque; through its body the board shows tinted by the body's colour, and so do the pips of
+        the faces turned away from the camera (a casino die's bottom pips show through its top).
         """
         faces = pose.faces()
         corners_all = np.vstack([f[2] for f in faces])
@@ -539,35 +551,65 @@ class Renderer:
         cam = self.model.centre
         lightdir = self.light_pos - pose.centre
         lightdir /= np.linalg.norm(lightdir)
+        see_through = alpha < 1.0 and pips is not None
+        front = np.zeros((ph, pw), np.float32)  # paint of the pips the camera sees
+        behind = np.zeros((ph, pw), np.float32)  # paint of the far faces' pips, seen through the body
         for i, (value, normal, corners) in enumerate(faces):
-            if float(normal @ (cam - corners.mean(axis=0))) <= 0:
+            facing = float(normal @ (cam - corners.mean(axis=0))) > 0
+            if not facing and not see_through:
                 continue
-            visible.append(value)
             tex = faces_tex[value]
             n = tex.shape[0]
             dst = face_px[i].astype(np.float32) - off
             src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
             M = cv2.getPerspectiveTransform(src, dst)
+            if see_through:
+                cover = cv2.warpPerspective(pips[value], M, (pw, ph), flags=cv2.INTER_LINEAR,
+                                            borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+                if not facing:
+                    np.maximum(behind, cover, out=behind)
+                    continue
+                np.maximum(front, cover, out=front)
+            visible.append(value)
             warped = cv2.warpPerspective(tex, M, (pw, ph), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                          borderValue=(0, 0, 0, 0))
             shade = 0.5 + 0.62 * max(0.0, float(normal @ lightdir))
             wa = warped[..., 3:4] * (1.0 / 255.0)
             rgb = rgb * (1 - wa) + warped[..., :3] * (shade * wa)
-        if alpha < 1.0:
+        through = a.copy() if see_through else None  # where the body lets the board through
+        if see_through:
+            front *= a
+            through *= 1.0 - front
+            behind *= through * SEE_THROUGH_PIPS
+            a = a * (alpha + (1.0 - alpha) * front)
+        elif alpha < 1.0:
             a = a * alpha
         if lit:
             rgb *= self.air_light[y0:y1, x0:x1]
             rgb += self._die_glint(pose, faces, face_px, off, (ph, pw))[..., None] * self.air_light[y0:y1, x0:x1] * np.float32(
                 255.0 * (1.0 - self.camera.ambient))
+        blurs = []
         if mx > 0.5 or my > 0.5:
             kern = _line_kernel(motion_px)
-            rgb = cv2.filter2D(rgb * a[..., None], -1, kern)
-            a = cv2.filter2D(a, -1, kern)
-            rgb = rgb / np.maximum(a, 1e-3)[..., None]
+            blurs.append(lambda m: cv2.filter2D(m, -1, kern))
         if lit and self.camera.focus_blur > 0:
-            rgb = cv2.GaussianBlur(rgb * a[..., None], (0, 0), self.camera.focus_blur)
-            a = cv2.GaussianBlur(a, (0, 0), self.camera.focus_blur)
+            blurs.append(lambda m: cv2.GaussianBlur(m, (0, 0), self.camera.focus_blur))
+        for blur in blurs:
+            rgb = blur(rgb * a[..., None])
+            a = blur(a)
             rgb = rgb / np.maximum(a, 1e-3)[..., None]
+            if see_through:
+                through, behind = blur(through), blur(behind)
+        if see_through:
+            # the light that comes through the body: the board's (or a far pip's paint) tinted by the body
+            tint = np.clip(np.array(body, np.float32) / 255.0 * TRANSLUCENT_TINT, 0.0, 1.0)
+            region = img[y0:y1, x0:x1].astype(np.float32)
+            paint = np.array(pip_colour if pip_colour is not None else (245, 245, 245), np.float32) * 0.8
+            if lit:
+                paint = paint * self.air_light[y0:y1, x0:x1]
+            seen = (region * (1.0 - behind[..., None]) + paint * behind[..., None]) * tint
+            region += (seen - region) * through[..., None]
+            img[y0:y1, x0:x1] = np.clip(region, 0, 255).astype(img.dtype)
         _blend(img, x0, y0, rgb, a)
         return hull, visible
 
@@ -658,7 +700,8 @@ class Renderer:
             st = DIE_STYLES[die.style]
             motion = die.motion_px if self.camera.motion_blur else (0.0, 0.0)
             outline, visible = self._draw_solid(img, pose, self._die_faces(die.style), st.body, st.alpha, lit=True,
-                                                motion_px=motion)
+                                                motion_px=motion, pips=self._die_pips() if st.alpha < 1.0 else None,
+                                                pip_colour=st.pip)
             drawn[i] = (die, pose, dict(notes, visible_faces=visible), outline)
         for hand in scene.hands:
             self._draw_hand(img, hand, hand_mask)

@@ -93,6 +93,22 @@ def checker_sprite(colour, size: int, rng: np.random.Generator, light_dir=(-0.4,
     return out
 
 
+_PIP_RADIUS = 0.17  # of half a face
+_PIP_SPREAD = 0.5
+
+
+def die_pips(value: int, size: int = 64) -> np.ndarray:
+    """How much of each texel of a die face the pips cover (float32 0..1, the geometry of ``die_face``):
+    a translucent die's pips are paint, opaque where its body lets the board through."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    u, v = (xx + 0.5) / size * 2 - 1, (yy + 0.5) / size * 2 - 1
+    cover = np.zeros((size, size), np.float32)
+    for cx, cy in PIPS[value]:
+        rr = np.sqrt((u - cx * _PIP_SPREAD) ** 2 + (v - cy * _PIP_SPREAD) ** 2)
+        cover = np.maximum(cover, np.clip((_PIP_RADIUS - rr) * size / 2 + 0.5, 0, 1))
+    return cover
+
+
 def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np.ndarray:
     """One face of a die as BGRA float32: rounded corners (transparent), drilled pips, a soft rim."""
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
@@ -106,8 +122,8 @@ def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np
     body_a = np.array(body, np.float32)
     img = np.ones((size, size, 3), np.float32) * body_a * (1 - 0.18 * edge[..., None])
     pip_a = np.array(pip, np.float32)
-    rad = 0.17
-    spread = 0.5
+    rad = _PIP_RADIUS
+    spread = _PIP_SPREAD
     for cx, cy in PIPS[value]:
         px, py = cx * spread, cy * spread
         rr = np.sqrt((u - px) ** 2 + (v - py) ** 2)

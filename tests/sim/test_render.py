@@ -143,6 +143,31 @@ def test_die_on_a_checker_rests_on_its_top(small_camera):
     assert d["height_mm"] >= 6.9 and not d["valid"]
 
 
+def test_a_translucent_die_has_opaque_pips_a_tinted_body_and_its_far_pips_show_through():
+    """Casino dice are clear acrylic with painted pips: the top's pips are as white as an opaque die's, the
+    board seen through the body takes its colour, and the bottom face's pips show faintly through the top."""
+    geo = BoardGeometry()
+    cam = Camera.preset("top", width=2560, height=1440, noise=0.0, jpeg_quality=None, distortion=(0, 0, 0, 0, 0),
+                        vignette=0.0)
+    r = Renderer(cam)
+    base = Scene.from_position(Position.initial(), dice=(), cube=None)
+    rh = geo.right_hand_board("bottom")
+    x, y, s = (rh[0] + rh[2]) / 2, geo.spec.height / 2 + 10, geo.spec.die_size  # on the bare surface
+    img, truth = r.render(base.replace(dice=(Die(1, x=x, y=y, yaw=0, style="translucent"),)), 0)
+    off = np.array(truth["dice"][0]["top_centre_px"]) - r.model.project(np.array([[x, y, s]]))[0]
+
+    def at(u: float, v: float) -> np.ndarray:  # the frame's BGR at (u, v) die sides from the top's centre
+        px = r.model.project(np.array([[x + u * s, y + v * s, s]]))[0] + off
+        return img[int(round(px[1])), int(round(px[0]))].astype(int)
+
+    assert at(0, 0).min() >= 200  # the 1's pip: paint, not half the board
+    body = at(0.25, 0.25)
+    assert body[2] > 2 * body[1]  # the green surface seen through red acrylic
+    # the 6 underneath: two of these four places lie over one of its pips, two between its columns
+    grey = sorted(int(at(u, v).sum()) for u, v in ((0.25, 0), (-0.25, 0), (0, 0.25), (0, -0.25)))
+    assert grey[2] - grey[1] > 40
+
+
 def test_die_outline_covers_changed_pixels():
     cam = Camera(width=640, height=360, noise=0.0, jpeg_quality=None)
     r = Renderer(cam)
