@@ -217,10 +217,12 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     # A board that is a legal result less a few checkers is that result with checkers the camera missed
     # (a dark checker on a dark point, a shadow): a play moves checkers, it never makes them vanish.
     # Extra checkers, or checkers in the wrong place, are never explained away.
+    # ... unless the tray holds more checkers than the play bears off: the checker the points lack is in the
+    # tray, borne off by a play that is not this one
     explained = []
     for play, _ in ranked:
         missing, extra = unseen_checkers(play.result(), seen, before)
-        if extra == 0 and 0 < missing <= MAX_UNSEEN:
+        if extra == 0 and 0 < missing <= MAX_UNSEEN and not (seen.off is not None and seen.off > play.result().borne_off[0]):
             explained.append((missing, play))
     if explained:
         explained.sort(key=lambda mp: mp[0])

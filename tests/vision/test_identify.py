@@ -265,3 +265,23 @@ def test_a_tray_that_gained_a_checker_says_the_board_is_not_unchanged():
     assert found.verdict == "illegal" and 6 in found.points
     # the tray as before: the checker may still have been missed by the camera
     assert identify_play(before, (5, 2), replace(without_tray, off=before.borne_off[0])).verdict == "unchanged"
+
+
+def test_a_checker_the_points_lack_is_not_missed_when_the_tray_holds_it():
+    """3-1 bearing off: 5/4 3/off played as 5/3 3/off (the 1 played as a 2). The board matches 5/1 (5/4/1)
+    with one checker on the 1-point missed by the camera, but the tray counted one more checker borne off
+    than 5/1 bears off: that checker is in the tray, so the play is illegal (match 49 of the footage, game 1
+    turn 28: read as 5/1, legal)."""
+    mover = [2, 0, 4, 2, 4, 2] + [0] * 19  # 1- to 6-points, 1 borne off
+    opp = [3, 2, 3, 2, 2] + [0] * 10 + [1] + [0] * 6 + [2, 0, 0]
+    before = Position.from_board(mover, opp)
+    assert before.borne_off[0] == 1
+    seen = list(mover)
+    seen[4] -= 1  # 5/3 3/off: the 5-point one short, the 3-point as before
+    without_tray = BoardObservation(tuple(seen), tuple(opp))
+    found = identify_play(before, (3, 1), without_tray)
+    assert found.verdict == "legal" and str(found.play) == "5/1"  # one checker missed on the 1-point
+    found = identify_play(before, (3, 1), replace(without_tray, off=2))
+    assert found.verdict == "illegal", found
+    # the tray as before the play: the checker on the 1-point may have been missed
+    assert identify_play(before, (3, 1), replace(without_tray, off=1)).verdict == "legal"
