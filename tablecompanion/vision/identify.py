@@ -222,7 +222,8 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     explained = []
     for play, _ in ranked:
         missing, extra = unseen_checkers(play.result(), seen, before)
-        if extra == 0 and 0 < missing <= MAX_UNSEEN and not (seen.off is not None and seen.off > play.result().borne_off[0]):
+        in_tray = seen.off is not None and seen.off > play.result().borne_off[0]
+        if extra == 0 and 0 < missing <= MAX_UNSEEN and not in_tray:
             explained.append((missing, play))
     if explained:
         explained.sort(key=lambda mp: mp[0])
