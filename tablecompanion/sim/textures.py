@@ -97,16 +97,18 @@ _PIP_RADIUS = 0.17  # of half a face
 _PIP_SPREAD = 0.5
 
 
+def _pip_distance(value: int, size: int) -> np.ndarray:
+    """Each texel's distance to the nearest pip centre of ``value``'s face, in half a face's side."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    u, v = (xx + 0.5) / size * 2 - 1, (yy + 0.5) / size * 2 - 1
+    return np.min([np.sqrt((u - cx * _PIP_SPREAD) ** 2 + (v - cy * _PIP_SPREAD) ** 2) for cx, cy in PIPS[value]],
+                  axis=0)
+
+
 def die_pips(value: int, size: int = 64) -> np.ndarray:
     """How much of each texel of a die face the pips cover (float32 0..1, the geometry of ``die_face``):
     a translucent die's pips are paint, opaque where its body lets the board through."""
-    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
-    u, v = (xx + 0.5) / size * 2 - 1, (yy + 0.5) / size * 2 - 1
-    cover = np.zeros((size, size), np.float32)
-    for cx, cy in PIPS[value]:
-        rr = np.sqrt((u - cx * _PIP_SPREAD) ** 2 + (v - cy * _PIP_SPREAD) ** 2)
-        cover = np.maximum(cover, np.clip((_PIP_RADIUS - rr) * size / 2 + 0.5, 0, 1))
-    return cover
+    return np.clip((_PIP_RADIUS - _pip_distance(value, size)) * size / 2 + 0.5, 0, 1)
 
 
 def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np.ndarray:
@@ -122,15 +124,11 @@ def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np
     body_a = np.array(body, np.float32)
     img = np.ones((size, size, 3), np.float32) * body_a * (1 - 0.18 * edge[..., None])
     pip_a = np.array(pip, np.float32)
-    rad = _PIP_RADIUS
-    spread = _PIP_SPREAD
-    for cx, cy in PIPS[value]:
-        px, py = cx * spread, cy * spread
-        rr = np.sqrt((u - px) ** 2 + (v - py) ** 2)
-        cover = np.clip((rad - rr) * size / 2 + 0.5, 0, 1)[..., None]
-        # A drilled pip is darker on the side facing the light.
-        inner = np.clip(1 - (rr / rad), 0, 1)[..., None]
-        img = img * (1 - cover) + cover * pip_a * (0.85 + 0.15 * inner)
+    rr = _pip_distance(value, size)
+    cover = np.clip((_PIP_RADIUS - rr) * size / 2 + 0.5, 0, 1)[..., None]
+    # A drilled pip is darker on the side facing the light.
+    inner = np.clip(1 - (rr / _PIP_RADIUS), 0, 1)[..., None]
+    img = img * (1 - cover) + cover * pip_a * (0.85 + 0.15 * inner)
     return np.dstack([img, alpha * 255]).astype(np.float32)
 
 
