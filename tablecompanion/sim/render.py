@@ -518,7 +518,8 @@ class Renderer:
         return self._faces["pips"]
 
     def _draw_solid(self, img: np.ndarray, pose: Pose, faces_tex: dict, body, alpha: float, lit: bool,
-                    motion_px=(0.0, 0.0), pips: dict | None = None, pip_colour=None) -> tuple[np.ndarray, list[int]]:
+                    motion_px=(0.0, 0.0), pips: dict | None = None,
+                    pip_colour=(245, 245, 245)) -> tuple[np.ndarray, list[int]]:
         """Draw a cube with textured faces; returns its outline (convex hull) in the picture.
 
         ``lit``: img is already lit (per-frame drawing), so the cube's colours get the light map too.
@@ -552,8 +553,9 @@ class Renderer:
         lightdir = self.light_pos - pose.centre
         lightdir /= np.linalg.norm(lightdir)
         see_through = alpha < 1.0 and pips is not None
-        front = np.zeros((ph, pw), np.float32)  # paint of the pips the camera sees
-        behind = np.zeros((ph, pw), np.float32)  # paint of the far faces' pips, seen through the body
+        if see_through:
+            front = np.zeros((ph, pw), np.float32)  # paint of the pips the camera sees
+            behind = np.zeros((ph, pw), np.float32)  # paint of the far faces' pips, seen through the body
         for i, (value, normal, corners) in enumerate(faces):
             facing = float(normal @ (cam - corners.mean(axis=0))) > 0
             if not facing and not see_through:
@@ -576,10 +578,9 @@ class Renderer:
             shade = 0.5 + 0.62 * max(0.0, float(normal @ lightdir))
             wa = warped[..., 3:4] * (1.0 / 255.0)
             rgb = rgb * (1 - wa) + warped[..., :3] * (shade * wa)
-        through = a.copy() if see_through else None  # where the body lets the board through
         if see_through:
             front *= a
-            through *= 1.0 - front
+            through = a * (1.0 - front)  # where the body lets the board through
             behind *= through * SEE_THROUGH_PIPS
             a = a * (alpha + (1.0 - alpha) * front)
         elif alpha < 1.0:
@@ -604,7 +605,7 @@ class Renderer:
             # the light that comes through the body: the board's (or a far pip's paint) tinted by the body
             tint = np.clip(np.array(body, np.float32) / 255.0 * TRANSLUCENT_TINT, 0.0, 1.0)
             region = img[y0:y1, x0:x1].astype(np.float32)
-            paint = np.array(pip_colour if pip_colour is not None else (245, 245, 245), np.float32) * 0.8
+            paint = np.array(pip_colour, np.float32) * 0.8
             if lit:
                 paint = paint * self.air_light[y0:y1, x0:x1]
             seen = (region * (1.0 - behind[..., None]) + paint * behind[..., None]) * tint
