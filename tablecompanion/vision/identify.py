@@ -221,8 +221,9 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
     # tray, borne off by a play that is not this one
     explained = []
     for play, _ in ranked:
-        missing, extra = unseen_checkers(play.result(), seen, before)
-        in_tray = seen.off is not None and seen.off > play.result().borne_off[0]
+        result = play.result()
+        missing, extra = unseen_checkers(result, seen, before)
+        in_tray = seen.off is not None and seen.off > result.borne_off[0]
         if extra == 0 and 0 < missing <= MAX_UNSEEN and not in_tray:
             explained.append((missing, play))
     if explained:
