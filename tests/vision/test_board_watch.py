@@ -216,11 +216,12 @@ def test_a_shadow_that_comes_with_an_arm_does_not_stay_in_the_picture_of_the_bar
     def watch(config) -> list:
         calibration = truth_calibration(renderer)
         watcher = BoardWatcher(calibration, config)
-        for f in _frames(renderer, scenes["before"], 8):
+        bare = _frames(renderer, scenes["before"], 8)
+        for f in bare:
             watcher.feed(f)
         height = calibration.geometry.spec.height
         strip = (0.0, height / 2 - 80.0, 22.0, height / 2 + 80.0)  # the left frame, from the outer edge in
-        mask = np.zeros(_frames(renderer, scenes["before"], 1)[0].shape[:2], np.uint8)
+        mask = np.zeros(bare[0].shape[:2], np.uint8)
         cv2.fillPoly(mask, [np.round(calibration.rect_polygon_image(strip, 4)).astype(np.int32)], 1)
         arm = replace(scenes["before"], hands=(Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6),))
         frames = _frames(renderer, arm, 40, seed=100)
