@@ -48,6 +48,9 @@ class RunnerStats:
                 "refused": self.refused, "errors": self.errors, "last_error": self.last_error}
 
 
+BOARD_DEFER_FRAMES = 90  # the longest a stable board's re-read waits for a roll call (3 s at 30 fps: a throw)
+
+
 class CameraPipeline:
     """Frames → referee observations, with the vision package's stages.
 
@@ -99,6 +102,7 @@ class CameraPipeline:
         self._clean = True
         self._reads_seen = 0
         self._down_mark = None
+        self._board_deferred = 0  # consecutive frames the board watcher's re-read waited for a roll call
 
     def _make_watcher(self) -> None:
         """The roll watcher for this calibration: placement in board mm, and (``locate_dice``) a dice reader
@@ -215,8 +219,13 @@ class CameraPipeline:
         bw = self.board_watcher
         if bw is None:
             return None
+        # a stable board's now-and-then re-read waits while a throw is decided: the roll call comes first
+        # (each re-read is 40-60 ms, and one in the debounce delayed the call by as much); bounded, so that
+        # motion that never settles (a hand resting, something moving at the picture's edge) cannot stop it
+        defer = bool(getattr(self.watcher, "deciding", False)) and self._board_deferred < BOARD_DEFER_FRAMES
+        self._board_deferred = self._board_deferred + 1 if defer else 0
         try:
-            event = bw.feed(image)
+            event = bw.feed(image, defer_read=defer)
         except Exception as exc:  # noqa: BLE001 - the board is read alone at pick-up instead
             log.warning("table %s: board watcher: %s", self.referee.table_id, exc)
             return None

@@ -111,7 +111,11 @@ class BoardWatcher:
         self._window, self._clear = [], 0
         self.current = None
 
-    def feed(self, frame: np.ndarray) -> WatchEvent | None:
+    def feed(self, frame: np.ndarray, defer_read: bool = False) -> WatchEvent | None:
+        """``defer_read``: a stable, still board is not re-read this frame even when its now-and-then read
+        (``idle_every``) is due; it is read on the next frame that does not defer. The camera pipeline
+        defers while a throw is being decided, so that the roll call does not wait behind a re-read of a
+        board nothing has touched. A board not yet stable is read whatever this says."""
         self._index += 1
         if frame is None or not hasattr(frame, "shape") or frame.size == 0:
             self.state = WatchState(self._index, False, False, False, "empty frame")
@@ -141,11 +145,12 @@ class BoardWatcher:
         if self.current is not None and self.config.idle_every > 1:
             # stable and still: nothing has touched the board since, so read it only now and then
             self._idle += 1
-            if self._idle % self.config.idle_every:
+            if self._idle < self.config.idle_every or defer_read:
                 self._count += 1
                 self._clear += 1
                 self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
                 return None
+        self._idle = 0
         try:
             reading = read_board(frame, self.calibration, self._read_config)
         except BoardReadError as exc:
@@ -176,7 +181,6 @@ class BoardWatcher:
             _tray_moved(self.last.reading, self._window, TRAY_MOVE * self.calibration.spec.checker_thickness)
         if key == self._emitted and self.current is not None and not tray_moved:
             return None
-        self._idle = 0
         self.current = WatchEvent(self._index, reading, self._count)
         if key != self._emitted or tray_moved:
             self._emitted = key

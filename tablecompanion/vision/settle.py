@@ -130,6 +130,12 @@ class RollWatcher:
         self.frames_seen = 0
         self.bad_frames = 0
 
+    @property
+    def deciding(self) -> bool:
+        """Something has moved since the last decision: a throw may be in the air or coming to rest, and
+        the next quiet frames read it ahead and decide (callers keep other reads out of their way)."""
+        return self._moved
+
     # --- per-frame motion --------------------------------------------------------------------
     def _small(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]

@@ -274,3 +274,44 @@ def test_no_fallback_once_the_camera_has_read_a_roll():
                          fallback_actions=[{"action": "roll", "dice": [6, 6]}])
     runner.run()
     assert runner.mode == "camera" and runner.stats.frames == 6
+
+
+def test_the_board_watcher_re_read_waits_while_a_throw_is_decided_but_not_for_ever():
+    """A stable board's re-read (40-60 ms) in a throw's debounce delayed the roll call by as much: the
+    pipeline asks the board watcher to defer it while the roll watcher is deciding, for at most
+    BOARD_DEFER_FRAMES frames in a row (motion that never settles must not stop the board being read)."""
+    from tablecompanion.referee import runner as runner_mod
+
+    class RecordingBoardWatcher:
+        state = None
+        current = None
+
+        def __init__(self):
+            self.deferred = []
+
+        def feed(self, image, defer_read=False):
+            self.deferred.append(defer_read)
+            return None
+
+    class DecidingWatcher(StubWatcher):
+        deciding = False
+
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    watcher = DecidingWatcher([])
+    pipe = CameraPipeline(ref, None, watcher=watcher)
+    pipe.board_watcher = bw = RecordingBoardWatcher()
+    frame = np.zeros((8, 8, 3), np.uint8)
+    pipe.feed(frame)
+    watcher.deciding = True
+    for _ in range(3):
+        pipe.feed(frame)
+    watcher.deciding = False
+    pipe.feed(frame)
+    assert bw.deferred == [False, True, True, True, False]
+    bw.deferred.clear()
+    watcher.deciding = True
+    limit = runner_mod.BOARD_DEFER_FRAMES
+    for _ in range(limit + 2):
+        pipe.feed(frame)
+    assert bw.deferred[:limit] == [True] * limit and bw.deferred[limit] is False  # bounded
+    assert bw.deferred[limit + 1] is True  # and the bound starts again after the read

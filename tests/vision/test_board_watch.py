@@ -239,3 +239,35 @@ def test_a_shadow_that_comes_with_an_arm_does_not_stay_in_the_picture_of_the_bar
     # following the frame's light while the arm was there: the bare frame stays an arm
     *events, watcher = watch(WatchConfig(learn_while_busy=True))
     assert watcher.state.arm and all(e is None for e in events)
+
+
+def test_a_deferred_re_read_of_a_stable_board_waits_and_is_made_on_the_next_frame_that_does_not_defer(table, monkeypatch):
+    """The camera pipeline defers the now-and-then re-read of a stable board while a throw is being decided
+    (the roll call first). A board not yet stable is read whatever the caller asks; a deferred re-read is
+    not lost but made on the next frame that does not defer."""
+    import tablecompanion.vision.occlusion as occlusion
+
+    renderer, scenes, _, _ = table
+    reads = []
+    real = occlusion.read_board
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    watcher = BoardWatcher(truth_calibration(renderer), WatchConfig(idle_every=4))
+    frames = _frames(renderer, scenes["before"], 30)
+    for f in frames[:3]:
+        watcher.feed(f, defer_read=True)
+    assert len(reads) == 3  # not yet stable: read every frame, deferring or not
+    for f in frames[3:8]:
+        watcher.feed(f)
+    assert watcher.current is not None and len(reads) == 6  # stable after 6 readings, then read every 4th frame
+    n = len(reads)
+    for f in frames[8:20]:
+        watcher.feed(f, defer_read=True)
+        assert watcher.state.clear
+    assert len(reads) == n  # twelve frames, three re-reads due, none made
+    watcher.feed(frames[20])
+    assert len(reads) == n + 1  # the first frame that does not defer re-reads at once
+    for f in frames[21:24]:
+        watcher.feed(f)
+    assert len(reads) == n + 1  # ... and then every 4th frame again
+    watcher.feed(frames[24])
+    assert len(reads) == n + 2
