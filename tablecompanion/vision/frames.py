@@ -108,6 +108,11 @@ class CameraConfig:
     reconnect_delay: float = 1.0
     # consecutive failed reads before the camera counts as gone and is reopened
     max_failed_reads: int = 5
+    # frames the driver may queue (V4L2 holds 4 by default): with 1, a frame that takes longer than the
+    # frame interval to process is followed by the newest frame, not by a queue of ever older ones that
+    # delays a roll's call. Backends that cannot (network streams through FFmpeg or GStreamer) keep their
+    # own; None leaves the driver's setting alone
+    buffer_frames: int | None = 1
 
 
 def parse_device(text: str) -> int | str:
@@ -146,6 +151,8 @@ class CameraSource:
             cap.set(cv2.CAP_PROP_FRAME_HEIGHT, c.height)
         if c.fps:
             cap.set(cv2.CAP_PROP_FPS, c.fps)
+        if c.buffer_frames:
+            cap.set(cv2.CAP_PROP_BUFFERSIZE, c.buffer_frames)  # False where the backend cannot: its own queue
         return cap
 
     def _reconnect(self) -> bool:

@@ -105,6 +105,18 @@ def test_camera_reconnects_after_dropping_out():
     assert FakeCapture.opened == ["/dev/video9"] * 6
 
 
+def test_a_camera_is_asked_to_queue_one_frame_and_to_keep_its_own_queue_when_told():
+    """With the driver's default queue (4 frames on V4L2) a slow frame is followed by stale ones; the
+    camera is opened asking for one, at the configured size and rate."""
+    FakeCapture.scripts = [[_img(1)], [_img(1)]]
+    cam = CameraSource(CameraConfig(device=0), capture_factory=FakeCapture)
+    props = cam._cap.props
+    assert props[cv2.CAP_PROP_BUFFERSIZE] == 1
+    assert (props[cv2.CAP_PROP_FRAME_WIDTH], props[cv2.CAP_PROP_FRAME_HEIGHT], props[cv2.CAP_PROP_FPS]) == (1280, 720, 30.0)
+    cam = CameraSource(CameraConfig(device=0, buffer_frames=None), capture_factory=FakeCapture)
+    assert cv2.CAP_PROP_BUFFERSIZE not in cam._cap.props
+
+
 def test_camera_that_never_opens_is_an_error():
     FakeCapture.scripts = []
     with pytest.raises(FrameSourceError, match="cannot open camera"):
