@@ -106,7 +106,10 @@ class RollReaderConfig:
     side_face_slack: float = 1.25  # the predicted flat side faces widened by this factor (the focal is a prior)
     tilt_px_per_mm: float = 2.0  # the tilt test's resampling (the readers' is rect_px_per_mm)
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
-    rail_touch_mm: float = 0.7  # die sides from the rail or bar edge within which a die may lean on it
+    # die sides from the rail within which a die may lean on it. A die leaning on the rail shows its top face
+    # 0.54-0.93 sides from it, read through the webcam's true lens model (0.7 let 17 of 240 through); without
+    # one, a webcam's barrel distortion reads it 2-3 mm further out, which 0.7 relied on (3 of 240 through)
+    rail_touch_mm: float = 1.0
     die_touch: float = 1.25  # die sides between two dice's centres: one may lean on the other
     bar_touch: float = 0.6  # die sides from the bar's edge within which a die may lean on it
     pattern_proves_flat: bool = False  # beside a support, a square 4-6 pattern proves a die flat (off: unclear)

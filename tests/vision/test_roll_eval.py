@@ -60,11 +60,13 @@ def test_roll_eval_cli_runs_a_few_cases():
     assert d["cases"] == 2 and d["good_rolls"] + d["invalid_rolls"] == 2
 
 
-def test_a_flat_die_by_the_rail_is_read_in_place_with_the_lens_model_and_pushed_against_the_rail_without():
+def test_a_flat_die_by_the_rail_is_read_in_place_with_the_lens_model_and_pushed_towards_the_rail_without():
     """The markers' homography keeps the webcam's barrel distortion: near the rails a die's place comes out
-    2-3 mm outwards, and a flat die 12 mm from the rail (its centre) is read within the 11.2 mm where it
-    might lean on it. With the lens model a table gets from the lens sheet, it is read in place and the roll
-    accepted. Held-out seed 4, case 59: a red 6 and 5 under the top camera, the 6 by the outer rail."""
+    2-3 mm outwards (towards the rail), which the rail's reach must not rely on. With the lens model a table
+    gets from the lens sheet (``--lens true``) it is read in place. Held-out seed 4, case 59: a red 6 and 5
+    under the top camera, the 6 with its centre 12 mm from the outer rail."""
+    import math
+
     from tablecompanion.geometry import BoardGeometry
     from tablecompanion.vision.roll_eval import evaluate
 
@@ -76,5 +78,11 @@ def test_a_flat_die_by_the_rail_is_read_in_place_with_the_lens_model_and_pushed_
     (plain, truth), (with_lens, _) = seen["none"], seen["true"]
     by_rail = max(truth["dice"], key=lambda d: d["board_mm"][0])
     assert by_rail["state"] == "flat" and 11.5 < rail_x - by_rail["board_mm"][0] < 12.5
-    assert plain.verdict == "unclear" and "board's edge" in plain.reason
-    assert with_lens.verdict == "valid" and sorted(with_lens.values) == sorted(case.values)
+
+    def read_place(rr):
+        return min((d.board_mm for d in rr.dice), key=lambda p: math.dist(p, by_rail["board_mm"][:2]))
+
+    x_plain, x_lens = read_place(plain)[0], read_place(with_lens)[0]
+    assert math.dist(read_place(with_lens), by_rail["board_mm"][:2]) < 1.0
+    assert 2.0 < x_plain - by_rail["board_mm"][0] < 4.0  # outwards, towards the rail
+    assert x_lens < x_plain
