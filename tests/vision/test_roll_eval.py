@@ -86,3 +86,23 @@ def test_a_flat_die_by_the_rail_is_read_in_place_with_the_lens_model_and_pushed_
     assert math.dist(read_place(with_lens), by_rail["board_mm"][:2]) < 1.0
     assert 2.0 < x_plain - by_rail["board_mm"][0] < 4.0  # outwards, towards the rail
     assert x_lens < x_plain
+
+
+def test_a_die_leaning_on_the_rail_read_through_the_true_lens_is_within_the_rail_s_reach():
+    """Read through the webcam's true lens a die leaning on the rail shows its top face up to 0.93 sides
+    from it; the reach of 0.7 sides, set on places the barrel distortion had pushed outwards, accepted this
+    roll (seed 2, case 5 of the leaning-on-the-edge set: black die, top camera). The reach is 1.0 side."""
+    from dataclasses import replace
+
+    from tablecompanion.vision.roll_eval import evaluate
+    from tablecompanion.vision.roll_reader import RollReaderConfig
+
+    case = replace(make_cases(6, 2)[5], kind="against-edge")
+    seen = {}
+    for reach in (0.7, RollReaderConfig().rail_touch_mm):
+        evaluate(cases=[case], lens="true", config=RollReaderConfig(rail_touch_mm=reach),
+                 progress=lambda c, rr, truth: seen.setdefault(reach, (rr, truth)))
+    (before, truth), (now, _) = seen[0.7], seen[RollReaderConfig().rail_touch_mm]
+    assert "against-edge" in [d["state"] for d in truth["dice"]]
+    assert before.verdict == "valid"  # the old reach: a leaning die accepted
+    assert now.verdict != "valid" and "touching the board's edge" in now.reason
