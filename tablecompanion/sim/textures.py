@@ -105,10 +105,15 @@ def _pip_distance(value: int, size: int) -> np.ndarray:
                   axis=0)
 
 
+def _pip_cover(distance: np.ndarray, size: int) -> np.ndarray:
+    """How much of each texel the pips cover (0..1, a one-texel soft edge), from ``_pip_distance``."""
+    return np.clip((_PIP_RADIUS - distance) * size / 2 + 0.5, 0, 1)
+
+
 def die_pips(value: int, size: int = 64) -> np.ndarray:
     """How much of each texel of a die face the pips cover (float32 0..1, the geometry of ``die_face``):
     a translucent die's pips are paint, opaque where its body lets the board through."""
-    return np.clip((_PIP_RADIUS - _pip_distance(value, size)) * size / 2 + 0.5, 0, 1)
+    return _pip_cover(_pip_distance(value, size), size)
 
 
 def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np.ndarray:
@@ -125,7 +130,7 @@ def die_face(value: int, body, pip, size: int = 64, rounded: float = 0.18) -> np
     img = np.ones((size, size, 3), np.float32) * body_a * (1 - 0.18 * edge[..., None])
     pip_a = np.array(pip, np.float32)
     rr = _pip_distance(value, size)
-    cover = np.clip((_PIP_RADIUS - rr) * size / 2 + 0.5, 0, 1)[..., None]
+    cover = _pip_cover(rr, size)[..., None]
     # A drilled pip is darker on the side facing the light.
     inner = np.clip(1 - (rr / _PIP_RADIUS), 0, 1)[..., None]
     img = img * (1 - cover) + cover * pip_a * (0.85 + 0.15 * inner)
