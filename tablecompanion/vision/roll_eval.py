@@ -188,12 +188,10 @@ def evaluate(n: int = 320, seed: int = 0, *, config=None, dice_config=None, chec
     t0 = time.perf_counter()
     for case in cases if cases is not None else make_cases(n, seed):
         ref, img, truth, scene = render_case(case)
-        if lens == "true":
-            cam = truth["camera"]
-            cal = calibrate_from_markers(ref, home=scene.home, camera_matrix=np.asarray(cam["K"]),
-                                         dist_coeffs=np.asarray(cam["dist"]))
-        else:
-            cal = calibrate_from_markers(ref, home=scene.home)
+        cam = truth["camera"]
+        lens_model = {"camera_matrix": np.asarray(cam["K"]), "dist_coeffs": np.asarray(cam["dist"])} \
+            if lens == "true" else {}
+        cal = calibrate_from_markers(ref, home=scene.home, **lens_model)
         reader = RollReader(cal, config, dice_config)
         t1 = time.perf_counter()
         reader.set_reference(ref, checker_centres(scene) if checkers == "position" else None)
