@@ -47,6 +47,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--failures", metavar="DIR", help="write frames that were misread here")
     e.add_argument("--footage", action="store_true", help="score the whole camera path (board watcher) on 30 fps "
                    "footage of each match instead of single frames (slow: about 1 s of CPU per second of footage)")
+    e.add_argument("--observations", metavar="FILE", help="with --footage: append each scored identification's "
+                   "inputs (turn, roll, recorded play, board as observed) to FILE as JSON lines, for --replay")
+    e.add_argument("--replay", metavar="FILE", help="score play identification as it is now on an --observations "
+                   "file (seconds, instead of re-running the footage)")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.add_argument("--trays", type=int, default=0, metavar="N",
@@ -108,6 +112,16 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.board_eval import EvalError, evaluate_footage, evaluate_matches, evaluate_photos
 
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    if args.replay:
+        from tablecompanion.vision.board_eval import replay_observations
+
+        try:
+            report = replay_observations(args.replay)
+        except EvalError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))
+        return 0
     if args.trays:
         from tablecompanion.vision.board_eval import evaluate_trays
 
@@ -144,7 +158,8 @@ def _eval(args: argparse.Namespace) -> int:
             try:
                 reports.append(evaluate_footage(mat, max_turns=args.max_turns, style=style, camera=camera,
                                                 inject=f"illegal:{args.illegal},correction:0.5", seed=args.seed,
-                                                progress=say, failures_dir=args.failures, time_limit_s=left))
+                                                progress=say, failures_dir=args.failures, time_limit_s=left,
+                                                observations_out=args.observations))
             except EvalError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2

@@ -353,6 +353,7 @@ def evaluate_footage(
     progress: Callable[[str], None] | None = None,
     failures_dir: str | None = None,
     time_limit_s: float | None = None,
+    observations_out: str | Path | None = None,
 ) -> dict:
     """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
     waits for a clear, still board and emits each new stable reading; the referee takes, for each turn,
@@ -369,6 +370,9 @@ def evaluate_footage(
     the board, and the places read wrong, a pile read as its lower bound told apart), and with
     ``failures_dir`` its frame is written (annotated and raw), as is the frame each wrongly identified turn
     was scored on. ``time_limit_s`` stops the footage early (the turn it stops in is not scored).
+    With ``observations_out`` every identification scored is appended to that file as a JSON line (the turn,
+    the roll, the recorded play and the board as observed), so :func:`replay_observations` can score a
+    change to play identification on the same readings in seconds instead of re-running the footage.
     """
     import cv2
 
@@ -399,6 +403,7 @@ def evaluate_footage(
     started = time.perf_counter()
     cut_short = False
     book = FootageTurns()
+    log = None if observations_out is None else _ObservationLog(observations_out, path.name, style, camera, seed)
 
     def settle(key, reading_entry) -> None:
         by_turn = {(t["game"], t["turn"]): t for t in turns}
@@ -411,7 +416,7 @@ def evaluate_footage(
             stats["wrong"] += 1
             stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "why": "no stable reading"})
             return
-        found = _identify_record(rec, reading_entry[1], Position, book.before.get(key))
+        found = _identify_record(rec, reading_entry[1], Position, book.before.get(key), log, "turn", reading_entry[0])
         expected = Position.from_position_id(rec["position_id_before"]).parse_play(rec["play"], tuple(rec["dice"])).result()
         if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
             stats["identified"] += 1
@@ -474,7 +479,7 @@ def evaluate_footage(
             # the illegal board exists, and the play the turn ends with (the corrected one) is what is scored
             stats["illegal_never_clear"] += 1
             continue
-        found = _identify_record(rec, entry[1], Position, book.before.get(key))
+        found = _identify_record(rec, entry[1], Position, book.before.get(key), log, "pre_correction", entry[0])
         if found.verdict in ("illegal", "ambiguous"):
             stats["illegal_flagged"] += 1
         else:
@@ -584,14 +589,92 @@ def _footage_misread(reading, board: dict) -> list[dict]:
     return wrong
 
 
-def _identify_record(rec: dict, reading, Position, before_reading=None):
+def _identify_record(rec: dict, reading, Position, before_reading=None, log=None, kind: str = "turn", frame=None):
     """The turn's play identified from ``reading``, as the referee does it: with the reading of the board
-    before the play (``before_reading``) the mover's tray is counted as its change since then."""
+    before the play (``before_reading``) the mover's tray is counted as its change since then. With ``log``
+    (an ``_ObservationLog``) the observation is written down for a later replay."""
     before = Position.from_position_id(rec["position_id_before"])
     mover_at = "bottom" if rec["player"] == "X" else "top"
     side = "light" if mover_at == "bottom" else "dark"
     seen = reading.observation(side, mover_at, before=before_reading, off_before=before.borne_off[0])
+    if log is not None:
+        log.write(rec, kind, frame, seen)
     return identify_play(before, tuple(rec["dice"]), seen)
+
+
+class _ObservationLog:
+    """Appends each scored identification's inputs to a JSON-lines file, flushed line by line (a run cut
+    off keeps what it had)."""
+
+    def __init__(self, path: str | Path, match: str, style: str, camera: str, seed: int) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.head = {"match": match, "style": style, "camera": camera, "seed": seed}
+
+    def write(self, rec: dict, kind: str, frame, seen) -> None:
+        import json
+
+        line = dict(self.head, kind=kind, game=rec["game"], turn=rec["turn"], player=rec["player"],
+                    position_id_before=rec["position_id_before"], dice=list(rec["dice"]), play=rec["play"],
+                    frame=frame, observation=seen.to_json())
+        with self.path.open("a") as fh:
+            fh.write(json.dumps(line) + "\n")
+
+
+def replay_observations(path: str | Path) -> dict:
+    """Score play identification as the code stands now on the observations ``evaluate_footage`` wrote:
+    the footage run's figures (turns identified, asked for a look, wrong; injected illegal plays flagged)
+    and the failures. Each line is identified afresh, so a change to identification is measured on the
+    same readings without rendering the footage again."""
+    import json
+
+    from tablecompanion.rules import Position
+    from tablecompanion.vision.identify import BoardObservation
+
+    file = Path(path)
+    if not file.is_file():
+        raise EvalError(f"no observations file {file}")
+    stats = {"lines": 0, "turns": 0, "identified": 0, "ambiguous": 0, "wrong": 0, "illegal_seen": 0,
+             "illegal_flagged": 0, "failures": []}
+    for number, text in enumerate(file.read_text().splitlines(), 1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+            before = Position.from_position_id(line["position_id_before"])
+            dice = tuple(line["dice"])
+            seen = BoardObservation.from_json(line["observation"])
+            expected = before.parse_play(line["play"], dice).result()
+        except (ValueError, KeyError, TypeError) as exc:
+            raise EvalError(f"{file}:{number}: not an observation line ({exc})") from exc
+        stats["lines"] += 1
+        found = identify_play(before, dice, seen)
+        where = {k: line.get(k) for k in ("match", "game", "turn", "frame")}
+        if line.get("kind") == "pre_correction":
+            stats["illegal_seen"] += 1
+            if found.verdict in ("illegal", "ambiguous"):
+                stats["illegal_flagged"] += 1
+            else:
+                stats["failures"].append(dict(where, injected_illegal=True, verdict=found.verdict,
+                                              read_as=None if found.play is None else str(found.play)))
+            continue
+        stats["turns"] += 1
+        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
+            stats["identified"] += 1
+            continue
+        if found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
+            stats["ambiguous"] += 1
+        else:
+            stats["wrong"] += 1
+        stats["failures"].append(dict(where, play=line["play"], verdict=found.verdict, reason=found.reason,
+                                      read_as=None if found.play is None else str(found.play)))
+    stats["summary"] = [
+        f"replayed {stats['lines']} observations from {file.name}",
+        f"turns identified: {stats['identified']}/{stats['turns']} (ambiguous {stats['ambiguous']}, "
+        f"wrong {stats['wrong']})",
+        f"injected illegal plays flagged before the correction: {stats['illegal_flagged']}/{stats['illegal_seen']}",
+    ]
+    return stats
 
 
 def photo_cases(n: int, seed: int = 0):

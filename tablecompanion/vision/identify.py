@@ -74,6 +74,16 @@ class BoardObservation:
         """The observation of a board that shows exactly ``position`` (mover = side on roll)."""
         return cls(position.on_roll, position.opponent, frozenset(uncertain), confidence, frozenset(at_least))
 
+    def to_json(self) -> dict:
+        """A plain dict (lists and ints) that :meth:`from_json` turns back into the same observation."""
+        return {"mover": list(self.mover), "opponent": list(self.opponent), "uncertain": sorted(self.uncertain),
+                "confidence": self.confidence, "at_least": sorted(self.at_least), "off": self.off}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "BoardObservation":
+        return cls(tuple(data["mover"]), tuple(data["opponent"]), frozenset(data.get("uncertain", ())),
+                   float(data.get("confidence", 1.0)), frozenset(data.get("at_least", ())), data.get("off"))
+
     def position(self) -> Position:
         """The observed board as a position, mover on roll (raises if it is not a legal board)."""
         return Position.from_board(self.mover, self.opponent)

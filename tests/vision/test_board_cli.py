@@ -237,3 +237,21 @@ def test_a_pile_is_counted_from_the_checkers_it_must_hide(tmp_path, capsys):
     assert out["points"] == _truth_points(scene)
     assert out["off"] == {"light": 0, "dark": 0}
     assert out["position_id"] == position.position_id()
+
+
+def test_eval_replay_scores_an_observations_file_and_refuses_a_bad_one(tmp_path, capsys):
+    from tablecompanion.vision.identify import BoardObservation
+
+    start = Position.initial()
+    line = {"match": "m.mat", "kind": "turn", "game": 1, "turn": 0, "player": "X",
+            "position_id_before": start.position_id(), "dice": [3, 1], "play": "8/5 6/5", "frame": 3,
+            "observation": BoardObservation.from_position(start.parse_play("8/5 6/5", (3, 1)).result()).to_json()}
+    good = tmp_path / "obs.jsonl"
+    good.write_text(json.dumps(line) + "\n")
+    assert main(["board", "eval", "--replay", str(good), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["turns"], report["identified"]) == (1, 1)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    assert main(["board", "eval", "--replay", str(bad)]) == 2
+    assert "bad.jsonl:1" in capsys.readouterr().err

@@ -97,3 +97,35 @@ def test_an_illegal_board_read_before_the_illegal_play_event_counts_as_seen():
     ])
     assert book.illegal_at == {(2, 26): 20}
     assert book.pre_correction == {(2, 26): (27, "illegal board")}
+
+
+def test_observations_logged_by_the_footage_run_replay_to_the_same_verdicts(tmp_path):
+    """The log holds what identification needs (before, roll, observed board); a replay scores it afresh."""
+    import pytest
+
+    from tablecompanion.rules import Position
+    from tablecompanion.vision.board_eval import EvalError, _ObservationLog, replay_observations
+    from tablecompanion.vision.identify import BoardObservation
+
+    start = Position.initial()
+    rec = {"game": 1, "turn": 0, "player": "X", "position_id_before": start.position_id(), "dice": [3, 1],
+           "play": "8/5 6/5"}
+    legal = start.parse_play("8/5 6/5", (3, 1)).result()
+    illegal = list(legal.on_roll)
+    illegal[4] -= 1
+    illegal[3] += 1  # one checker put a point short: 8/5 6/4
+    log = _ObservationLog(tmp_path / "obs.jsonl", "m.mat", "classic", "steep", 0)
+    log.write(rec, "turn", 10, BoardObservation.from_position(legal, at_least={6}))
+    log.write(rec, "pre_correction", 5, BoardObservation(tuple(illegal), legal.opponent))
+    log.write(dict(rec, turn=1), "turn", 20, BoardObservation.from_position(start))  # read as unchanged: wrong
+    report = replay_observations(tmp_path / "obs.jsonl")
+    assert (report["turns"], report["identified"], report["wrong"]) == (2, 1, 1)
+    assert (report["illegal_seen"], report["illegal_flagged"]) == (1, 1)
+    assert report["failures"] == [{"match": "m.mat", "game": 1, "turn": 1, "frame": 20, "play": "8/5 6/5",
+                                   "verdict": "unchanged", "reason": report["failures"][0]["reason"],
+                                   "read_as": None}]
+    (tmp_path / "bad.jsonl").write_text('{"kind": "turn", "dice": [3, 1]}\n')
+    with pytest.raises(EvalError, match="bad.jsonl:1"):
+        replay_observations(tmp_path / "bad.jsonl")
+    with pytest.raises(EvalError, match="no observations file"):
+        replay_observations(tmp_path / "none.jsonl")
