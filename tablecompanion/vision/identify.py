@@ -212,6 +212,16 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
             points=_points_of(exact),
         )
     if best == 0:
+        unseen = _destinations_not_seen(before, best_play.result(), seen)
+        if unseen:
+            # the play fits only because the points it puts checkers on were left out: where the checkers
+            # went was never seen, and a checker put a point off by them fits as well (an illegal play)
+            return Identification(
+                "ambiguous", None, 0.0, 0.0, closest,
+                reason=f"{best_play} fits, but the camera could not read {', '.join(map(_name, unseen))}, "
+                       f"where it puts checkers: please look",
+                points=tuple(sorted(set(_points_of([best_play])) | set(unseen), reverse=True)),
+            )
         runner_up = ranked[1][1] if len(ranked) > 1 else CONFIDENT_MARGIN
         confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
         return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
@@ -274,6 +284,14 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         )
     observed, reason, points = describe_illegal(before, dice, seen)
     return Identification("illegal", None, seen.confidence, best, closest, observed, reason, points)
+
+
+def _destinations_not_seen(before: Position, result: Position, seen: BoardObservation) -> tuple[int, ...]:
+    """The points ``result`` puts more of the mover's checkers on than ``before`` had that the reader marked
+    uncertain and read as holding none of them: the play's checkers were not seen arriving there."""
+    return tuple(sorted((i + 1 for i in range(24)
+                         if result.on_roll[i] > before.on_roll[i] and i + 1 in seen.uncertain and seen.mover[i] == 0),
+                        reverse=True))
 
 
 def _told_by_tray(plays: Sequence[Play], seen: BoardObservation) -> Play | None:

@@ -285,3 +285,27 @@ def test_a_checker_the_points_lack_is_not_missed_when_the_tray_holds_it():
     assert found.verdict == "illegal", found
     # the tray as before the play: the checker on the 1-point may have been missed
     assert identify_play(before, (3, 1), replace(without_tray, off=1)).verdict == "legal"
+
+
+def test_a_play_whose_destinations_were_not_seen_asks_for_a_look():
+    """13/11 13/8 with 5-2 played as 13/10 13/8, read while a hand hovered by the 10- and 11-points: both were
+    marked uncertain and read as empty, so with them left out the legal play fits exactly (match 51 of the
+    footage, game 4 turn 6). Where the play's checkers went was never seen: the answer is a look."""
+    start = Position.initial()
+    legal = start.parse_play("13/11 13/8", (5, 2))
+    illegal = list(legal.result().on_roll)
+    illegal[10] -= 1
+    illegal[9] += 1  # 13/10 instead of 13/11
+    seen = list(illegal)
+    seen[9] = seen[10] = 0
+    found = identify_play(start, (5, 2), BoardObservation(tuple(seen), start.opponent, uncertain={10, 11}))
+    assert found.verdict == "ambiguous" and found.play is None
+    assert 11 in found.points and "11" in found.reason
+    # the same points in doubt while they show the play's checkers: the play was seen, it stands
+    shown = BoardObservation(legal.result().on_roll, start.opponent, uncertain={10, 11})
+    assert identify_play(start, (5, 2), shown).play == legal
+    # a point in doubt that the play does not put checkers on does not hold the answer back
+    other = list(legal.result().on_roll)
+    other[19] = 0  # the 20-point, empty before and after
+    found = identify_play(start, (5, 2), BoardObservation(tuple(other), start.opponent, uncertain={20}))
+    assert found.verdict == "legal" and found.play == legal
