@@ -45,6 +45,9 @@ RIM_GLINT = 0.0
 # this, clipped: red acrylic passes red, little else), and the far faces' pips show through at this share
 TRANSLUCENT_TINT = 1.25
 SEE_THROUGH_PIPS = 0.55
+# The varnish on a board's top mirrors the lamp blurred by this much (radians of the half vector): a
+# hand-finished surface, not a mirror (the checkers' tops: 0.022).
+VARNISH_ROUGHNESS = 0.06
 GLINT_GRID = 4  # the checkers' glint map is worked out on 4 x 4 pixel blocks (it is smooth)
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
@@ -96,6 +99,7 @@ class Renderer:
         # (dice, hands, a held checker), which the walls' and the table's shading must not mark.
         self.albedo, self.light, self.air_light = self._paint_scene(rays, X, Y, scale)
         self.light_pos = np.array([self.camera.light_mm[0], self.camera.light_mm[1], -self.camera.light_mm[2]])
+        self._varnish = self._varnish_map(X, Y)
         noise_rng = np.random.default_rng(7)
         bank = noise_rng.normal(0, self.camera.noise, (h + NOISE_PAD, w + NOISE_PAD, 3)).astype(np.float32)
         bank = cv2.GaussianBlur(bank, (0, 0), 0.5) * 1.6  # demosaicing correlates neighbouring pixels
@@ -279,6 +283,9 @@ class Renderer:
                 self._draw_checker(img, c[0], c[1], -layer * t, c[3])
         glints, self._glints = self._glints, None
         glints += self._tops * self._glint_map()
+        if self._varnish.any():
+            # the board mirrors the lamp where nothing stands on it and nothing keeps the lamp off it
+            glints += self._varnish * np.all(img == self.albedo, axis=2)
         self._tops = None
         lit = cv2.multiply(img.astype(np.float32), self.light)
         if glints.any():
@@ -426,6 +433,34 @@ class Renderer:
             lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
             self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         return self._glint_lobe
+
+    def _varnish_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """How much of the lamp the board's varnished top mirrors into each pixel (float32, image size; 0
+        off the board and on the paper markers): the lamp's image blurred by the finish's unevenness
+        (a few degrees) with a broad halo, times the style's gloss of the surface or the frame there.
+        A webcam under a lamp sees this as a pale patch that washes out the points under it."""
+        st = self.style
+        if st.surface_gloss <= 0 and st.frame_gloss <= 0:
+            return np.zeros(X.shape, np.float32)
+        sw, sh = self.spec.width, self.spec.height
+        x0, y0, x1, y1 = self.geo.surface
+        on_board = (X >= 0) & (X <= sw) & (Y >= 0) & (Y <= sh)
+        on_surface = (X >= x0) & (X <= x1) & (Y >= y0) & (Y <= y1)
+        gloss = np.where(on_surface, st.surface_gloss, np.where(on_board, st.frame_gloss, 0.0)).astype(np.float32)
+        if self.markers:
+            for marker_id in MARKER_IDS.values():
+                corners = np.array(self.geo.marker_corners(marker_id))
+                (mx0, my0), (mx1, my1) = corners.min(axis=0) - 1.0, corners.max(axis=0) + 1.0
+                gloss[(X >= mx0) & (X <= mx1) & (Y >= my0) & (Y <= my1)] = 0.0
+        P = np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID]
+        lv = self.light_pos - P
+        cv = self.model.centre - P
+        hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
+        hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
+        ang = np.arccos(np.clip(-hv[..., 2], -1, 1))
+        lobe = np.exp(-((ang / VARNISH_ROUGHNESS) ** 2)) + 0.12 * np.exp(-((ang / (4 * VARNISH_ROUGHNESS)) ** 2))
+        lobe = cv2.resize(lobe.astype(np.float32), (X.shape[1], X.shape[0]), interpolation=cv2.INTER_LINEAR)
+        return lobe * gloss
 
     def _paste_affine(self, img: np.ndarray, sprite: np.ndarray, src: np.ndarray, dst: np.ndarray, outline: np.ndarray,
                       tint: np.ndarray | None = None) -> None:

@@ -11,7 +11,9 @@ BGR = tuple[int, int, int]
 
 @dataclass(frozen=True)
 class BoardStyle:
-    """Colours of one physical board set. ``surface`` is ``felt`` or ``wood``."""
+    """Colours of one physical board set. ``surface`` is ``felt`` or ``wood``. ``surface_gloss`` and
+    ``frame_gloss``: how strongly the playing surface and the frame mirror the lamp (varnish, lacquer; 0 for
+    felt), as a share of the lamp's light at the mirror point."""
 
     name: str
     surface: str
@@ -25,6 +27,8 @@ class BoardStyle:
     dark_checker: BGR
     table_colour: BGR
     trim_colour: BGR | None = None
+    surface_gloss: float = 0.0
+    frame_gloss: float = 0.0
 
 
 STYLES: dict[str, BoardStyle] = {
@@ -43,6 +47,7 @@ STYLES: dict[str, BoardStyle] = {
             dark_checker=(40, 36, 150),
             table_colour=(90, 120, 150),
             trim_colour=(120, 190, 215),
+            frame_gloss=0.3,  # felt, in a lacquered frame
         ),
         BoardStyle(
             name="classic",
@@ -56,6 +61,8 @@ STYLES: dict[str, BoardStyle] = {
             light_checker=(200, 222, 238),
             dark_checker=(34, 36, 42),
             table_colour=(150, 160, 168),
+            surface_gloss=0.28,  # varnished wood throughout
+            frame_gloss=0.32,
         ),
         BoardStyle(
             name="leather",
@@ -70,6 +77,8 @@ STYLES: dict[str, BoardStyle] = {
             dark_checker=(30, 40, 60),
             table_colour=(70, 92, 110),
             trim_colour=(90, 150, 190),
+            surface_gloss=0.05,  # leather's faint sheen, a polished frame
+            frame_gloss=0.2,
         ),
     )
 }

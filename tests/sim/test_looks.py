@@ -130,3 +130,44 @@ def test_checkers_are_not_all_one_tone(tilted):
         tones.append(img[v - 2:v + 3, u - 2:u + 3].reshape(-1, 3).mean(axis=0))
     spread = np.ptp(np.array(tones), axis=0).max()
     assert 1.0 < spread < 40
+
+
+def _mirror_point(cam: Camera, renderer: Renderer) -> np.ndarray:
+    """Where the board's top mirrors the lamp into the camera: the point on z = 0 on the line from the
+    camera to the lamp's image under the board."""
+    c = renderer.model.centre
+    lx, ly, lh = cam.light_mm
+    s = -c[2] / (-c[2] + lh)
+    return np.array([[c[0] + (lx - c[0]) * s, c[1] + (ly - c[1]) * s, 0.0]])
+
+
+def test_a_varnished_board_mirrors_the_lamp_where_nothing_covers_it():
+    """Varnished wood shows the lamp as a pale patch round its mirror point; a matte finish, the felt of a
+    tournament board and the paper markers show none, and a checker standing in the patch hides it."""
+    from dataclasses import replace
+
+    cam = Camera.preset("top", noise=0.0, jpeg_quality=None)
+    matte = replace(STYLES["classic"], surface_gloss=0.0, frame_gloss=0.0)
+    glossy_r, matte_r = Renderer(cam, "classic"), Renderer(cam, matte)
+    mirror = _mirror_point(cam, glossy_r)
+    point = glossy_r.geo.point_at(*mirror[0, :2])
+    assert point is not None  # the top camera sees the lamp's image on a point, near the far edge
+    scenes = [Scene(style="classic"), Scene(style="classic", points=tuple(
+        ("dark", 5) if p == point else (None, 0) for p in range(1, 25)))]
+    (bare, _), (bare_matte, _) = (r.render(scenes[0], seed=0) for r in (glossy_r, matte_r))
+    x, y = np.round(glossy_r.model.project(mirror)[0]).astype(int)
+    lift = bare.astype(int) - bare_matte.astype(int)
+    assert lift[y - 3:y + 4, x - 3:x + 4].mean() > 15
+    far = np.round(glossy_r.model.project(np.array([[60.0, glossy_r.spec.height - 60.0, 0.0]]))[0]).astype(int)
+    assert abs(lift[far[1] - 3:far[1] + 4, far[0] - 3:far[0] + 4].mean()) < 3
+    # a checker standing in the patch: its top is the same with and without the varnish under it
+    (full, _), (full_matte, _) = (r.render(scenes[1], seed=0) for r in (glossy_r, matte_r))
+    cx, cy, *_ = min(glossy_r.checker_places(scenes[1]), key=lambda c: np.hypot(c[0] - mirror[0, 0], c[1] - mirror[0, 1]))
+    u, v = np.round(glossy_r.model.project(np.array([[cx, cy, -glossy_r.spec.checker_thickness]]))[0]).astype(int)
+    assert abs((full.astype(int) - full_matte.astype(int))[v - 3:v + 4, u - 3:u + 4].mean()) < 2
+    felt = Renderer(cam, "tournament")
+    assert felt._varnish[y, x] == 0 and felt._varnish.max() > 0  # the felt is matte, its frame lacquered
+    for marker_id in (0, 1, 2, 3):
+        centre = np.mean(glossy_r.geo.marker_corners(marker_id), axis=0)
+        u, v = np.round(glossy_r.model.project(np.array([[*centre, 0.0]]))[0]).astype(int)
+        assert glossy_r._varnish[v, u] == 0
