@@ -264,6 +264,9 @@ class _Director:
                  inject: dict[str, float]) -> None:
         self.script, self.r, self.table, self.fps, self.inject = script, renderer, table, fps, inject
         self.rng = np.random.default_rng(seed)
+        # how each reach is made, from its own generator so that the throws and injections stay as they were
+        self.gesture_rng = np.random.default_rng((seed, 53))
+        self.gestures: dict[str, _Gesture] = {}
         self.geo = renderer.geo
         self.spec = renderer.spec
         self.events: list[dict] = []
@@ -511,8 +514,16 @@ class _Director:
             self.event("dice_picked_up", player=player, void=void)
         yield from self.hand_travel(player, here, self.rest_xy(player), self.n(T_RETREAT), ())
 
+    def gesture(self, side: str, fresh: bool) -> "_Gesture":
+        """The hand's way of reaching for this move: drawn afresh when it sets out from its rest."""
+        if fresh or side not in self.gestures:
+            self.gestures[side] = _Gesture.draw(self.gesture_rng)
+        return self.gestures[side]
+
     def hand_travel(self, player, a, b, n, dice, holding=None, hand_player=None) -> Iterator[FrameSpec]:
         hp = hand_player or player
+        rest = self.rest_xy(hp)
+        g = self.gesture(self.table.side(hp), fresh=tuple(a) == rest)
         for k in range(n):
             t = _ease((k + 1) / n)
             t0 = _ease(k / n)
@@ -521,7 +532,14 @@ class _Director:
             # Exposure of about half a frame interval: the hand smears over half its step.
             motion = (0.5 * (b[0] - a[0]) * (t - t0), 0.5 * (b[1] - a[1]) * (t - t0))
             lift = 30.0 * math.sin(math.pi * t) if holding else 0.0
-            hand = Hand(self.table.side(hp), x, y, height=40.0 + lift, holding=holding, motion_mm=motion, **_looks(self.table.side(hp)))
+            if holding:
+                spread = g.pinch
+            elif tuple(b) == rest:  # going back: the fingers open as the hand leaves
+                spread = g.pinch + (g.open - g.pinch) * t
+            else:  # reaching: open, closing to a pinch on arrival
+                spread = g.open + (g.pinch - g.open) * t
+            hand = Hand(self.table.side(hp), x, y, height=g.height + lift, holding=holding, motion_mm=motion,
+                        spread=round(spread, 2), elbow_mm=g.elbow, **_looks(self.table.side(hp)))
             yield self.frame(player, dice, (hand,), in_hand=holding)
 
     # -- checkers ----------------------------------------------------------------------------------
@@ -549,8 +567,10 @@ class _Director:
             opp[24] += 1
             self.event("checker_hit", player=player, point=dst)
             b = bar_xy
+        g = self.gesture(self.table.side(hp), fresh=False)
         for _ in range(self.n(T_GRAB)):
-            yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=35.0, **_looks(self.table.side(hp))),))
+            yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=g.height - 5.0, spread=g.pinch,
+                                                 elbow_mm=g.elbow, **_looks(self.table.side(hp))),))
         yield from self.hand_travel(player, b, self.rest_xy(hp), self.n(T_RETREAT), dice, hand_player=hp)
 
     # -- cube --------------------------------------------------------------------------------------
@@ -677,6 +697,25 @@ HAND_LOOKS = {
 
 def _looks(side: str) -> dict:
     return HAND_LOOKS[side]
+
+
+@dataclass(frozen=True)
+class _Gesture:
+    """One reach's manner: where the arm comes from, how high the hand travels, how open it goes out and
+    how tight it pinches. Fixed within a move (an arm does not jump), different from move to move: one
+    hand curling the same way every time gave footage away."""
+
+    elbow: tuple[float, float]
+    height: float
+    open: float
+    pinch: float
+
+    @classmethod
+    def draw(cls, rng: np.random.Generator) -> "_Gesture":
+        across = round(float(np.clip(rng.normal(160.0, 45.0), 60.0, 280.0)), 1)
+        back = round(float(np.clip(rng.normal(380.0, 50.0), 280.0, 480.0)), 1)
+        return cls((across, back), round(float(rng.uniform(36.0, 46.0)), 1), round(float(rng.uniform(0.4, 0.7)), 2),
+                   round(float(rng.uniform(0.08, 0.3)), 2))
 
 
 class _Metering:

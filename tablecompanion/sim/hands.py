@@ -143,10 +143,11 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
         _TEMPLATES[key] = _template(spread, key[1])
     pieces, pinch = _TEMPLATES[key]
     tip = np.array([hand.x, hand.y], float)
+    across, back = hand.elbow_mm
     if hand.player == "bottom":
-        anchor = np.array([hand.x + 160.0, spec.height + 380.0])
+        anchor = np.array([hand.x + across, spec.height + back])
     else:
-        anchor = np.array([hand.x - 160.0, -380.0])
+        anchor = np.array([hand.x - across, -back])
     d = tip - anchor
     d /= np.linalg.norm(d)
     e = np.array([-d[1], d[0]])  # the hand's right, for a right hand seen from above
@@ -339,7 +340,7 @@ def hand_alpha(sdf: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
 
 def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = None) -> np.ndarray:
     """Rebuild a frame's hand mask (bool, image size) from its truth: ``hands`` entries (player,
-    ``tip_mm``, ``height_mm``, ``spread``, ``holding``) and the ``camera`` truth (K, dist, R, t, size).
+    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``) and the ``camera`` truth (K, dist, R, t, size).
 
     truth.jsonl stores hands this way instead of a mask per frame; the rebuilt mask is the sharp
     outline (without the motion and focus blur of the picture), from the renderer's own geometry.
@@ -352,7 +353,7 @@ def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = No
     for entry in hands:
         x, y = entry["tip_mm"]
         hand = Hand(entry["player"], x, y, height=entry.get("height_mm", 45.0), spread=entry.get("spread", 0.4),
-                    holding=entry.get("holding"))
+                    holding=entry.get("holding"), elbow_mm=tuple(entry.get("elbow_mm", (160.0, 380.0))))
         ph = project_capsules(hand_capsules(hand, spec), camera["K"], camera["dist"], camera["R"], camera["t"])
         x0, y0, x1, y1 = hand_bbox(ph, w, h)
         if x1 <= x0 or y1 <= y0:

@@ -119,6 +119,22 @@ def test_footage_is_deterministic_for_a_seed(match_path):
     assert a != c
 
 
+def test_each_reach_has_its_own_arm_angle_and_grip(match_path):
+    """One hand curling the same way from the same angle every time gave footage away: each move draws
+    where the arm comes from, and the fingers open on the way out and close to a pinch on arrival."""
+    reaches = []
+    for _, t in iter_match_frames(match_path, seed=0, camera=TINY, max_turns=3, encode=False):
+        for hand in t["hands"]:
+            if not reaches or reaches[-1][0] != tuple(hand["elbow_mm"]):
+                reaches.append((tuple(hand["elbow_mm"]), []))
+            reaches[-1][1].append(hand["spread"])
+    assert len({elbow for elbow, _ in reaches}) >= 4
+    assert all(60.0 <= across <= 280.0 and 280.0 <= back <= 480.0 for (across, back), _ in reaches)
+    spreads = [s for _, ss in reaches for s in ss]
+    assert min(spreads) <= 0.3 and max(spreads) >= 0.4
+    assert all(0.0 <= s <= 1.0 for s in spreads)
+
+
 def test_render_match_writes_frames_and_truth(match_path, tmp_path):
     summary = render_match(match_path, tmp_path, seed=0, camera=TINY, max_turns=2)
     lines = (tmp_path / "truth.jsonl").read_text().splitlines()

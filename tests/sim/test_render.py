@@ -222,11 +222,14 @@ def test_hand_mask_can_be_rebuilt_from_the_compact_truth():
 
     cam = Camera(width=640, height=360)
     base = Scene.from_position(Position.initial(), dice=())
-    _, truth = render_frame(base.replace(hands=(Hand("top", 300, 160, spread=0.8),)), cam, seed=0)
+    _, truth = render_frame(base.replace(hands=(Hand("top", 300, 160, spread=0.8, elbow_mm=(60.0, 300.0)),)), cam, seed=0)
     rebuilt = mask_from_truth(truth["hands"], truth["camera"])
     drawn = truth["hand_mask"]
     iou = (rebuilt & drawn).sum() / (rebuilt | drawn).sum()
     assert iou > 0.98  # the same field draws the hand and rebuilds its mask: only the lens blur differs
+    # the arm's angle is in the truth: the same hand from the default elbow covers other pixels
+    default = mask_from_truth([{k: v for k, v in truth["hands"][0].items() if k != "elbow_mm"}], truth["camera"])
+    assert (default & drawn).sum() / (default | drawn).sum() < 0.9
 
 
 @settings(max_examples=40, deadline=None)
