@@ -220,12 +220,26 @@ def project_capsules(caps: Capsules, K, dist, R, t) -> ProjectedHand:
     dist = np.asarray(dist, float)
     n = len(caps)
     cam = np.vstack([caps.a, caps.b]) @ R.T + t
-    z = np.maximum(cam[:, 2], 1e-6)
+    ra, rb = caps.ra.astype(float), caps.rb.astype(float)
+    # A forearm reaching from under a steep camera passes close to it, or behind it: the end of a piece
+    # nearer than ``near`` is drawn back along the piece to that depth (it is far out of the picture there;
+    # closer, its image and the lens polynomial blow up)
+    near = 0.4 * float(np.median(cam[:, 2]))
+    for i in np.nonzero((cam[:n, 2] < near) | (cam[n:, 2] < near))[0]:
+        a, b = cam[i], cam[n + i]
+        if a[2] < near and b[2] < near:
+            continue  # wholly beside the camera: left to the clamp below, nothing of it is in the picture
+        u = (near - a[2]) / (b[2] - a[2])  # where the piece crosses the depth ``near``
+        if a[2] < near:
+            cam[i], ra[i] = a + (b - a) * u, ra[i] + (rb[i] - ra[i]) * u
+        else:
+            cam[n + i], rb[i] = a + (b - a) * u, ra[i] + (rb[i] - ra[i]) * u
+    z = np.maximum(cam[:, 2], near)
     x, y = _distort(cam[:, 0] / z, cam[:, 1] / z, dist)
     px = np.stack([K[0, 0] * x + K[0, 2], K[1, 1] * y + K[1, 2]], axis=1)
     f = float(K[0, 0])
     ref = float(z.mean())
-    rad = np.concatenate([caps.ra, caps.rb]) * f / z
+    rad = np.concatenate([ra, rb]) * f / z
     height = (ref - z) * f / ref
     dors = caps.dorsal @ R.T
     dors[:, 2] *= -1

@@ -210,6 +210,22 @@ class Renderer:
         cool = np.array(AMBIENT_COLOUR, np.float32)
         return cam.ambient * ambient_share * cool + (1 - cam.ambient) * irr[..., None] * warm
 
+    def _before_camera(self, shadow: np.ndarray) -> np.ndarray:
+        """Shadow points (N, 3) with those behind or just before the camera (an arm reaching from under a
+        steep camera throws the shadow of its far end there) pulled back along their ray from the lamp to
+        a third of the camera's distance in front of it: out of the picture still, but projectable (behind
+        the camera a point has no image, and the lens polynomial of its clamped depth overflows)."""
+        near_mm = self.camera.distance_mm / 3
+        depth = self.model.depth(shadow)
+        lamp = float(self.model.depth(self.light_pos[None])[0])
+        behind = depth < near_mm
+        if not behind.any() or lamp <= near_mm:
+            return shadow
+        out = shadow.copy()
+        u = (near_mm - lamp) / (depth[behind] - lamp)
+        out[behind] = self.light_pos + (shadow[behind] - self.light_pos) * u[:, None]
+        return out
+
     def shadow_point(self, pts: np.ndarray, floor_z: float = 0.0) -> np.ndarray:
         """Where points (N, 3) throw their shadow on the plane z = floor_z, from the point light."""
         L = self.light_pos
@@ -314,7 +330,10 @@ class Renderer:
             return
         sizes = np.cumsum([0] + [len(p) for p in solids])
         allpts = np.vstack(solids)
-        shadow_px = self.model.project(self.shadow_point(allpts, floor_z)).astype(np.float32)
+        h, w = img.shape[:2]
+        reach = 8.0 * max(w, h)  # off the picture by this much is as good as anywhere off it (and fits int32)
+        shadow_px = np.clip(self.model.project(self._before_camera(self.shadow_point(allpts, floor_z))),
+                            -reach, reach).astype(np.float32)
         polys = [cv2.convexHull(shadow_px[sizes[i]:sizes[i + 1]]).reshape(-1, 2) for i in range(len(solids))]
         below = []
         if under is not None and under[0]:
@@ -331,7 +350,6 @@ class Renderer:
             contacts = [cv2.convexHull(low_px[lsizes[i]:lsizes[i + 1]]).reshape(-1, 2) for i in range(len(lows))]
         every = np.vstack(polys + contacts + below)
         pad = int(12 * softness * max(1.0, self.px_per_mm)) + 4
-        h, w = img.shape[:2]
         x0 = max(0, int(every[:, 0].min()) - pad)
         y0 = max(0, int(every[:, 1].min()) - pad)
         x1 = min(w, int(every[:, 0].max()) + pad)

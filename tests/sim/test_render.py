@@ -278,3 +278,23 @@ def test_shadow_schedule_is_deterministic_and_comes_and_goes():
     on = [x is not None for x in a]
     assert any(on) and not all(on)
     assert max(x[3] for x in a if x) <= 0.3
+
+
+@pytest.mark.parametrize("elbow", [(60.0, 280.0), (60.0, 480.0), (280.0, 480.0)])
+def test_an_arm_reaching_from_under_a_steep_camera_renders(elbow):
+    """A hand at the near edge whose forearm passes under (or behind) a steep camera: its far end and its
+    shadow have no sane image, and once overflowed the renderer (footage of match 43, classic/steep)."""
+    import warnings
+
+    from tablecompanion.sim.hands import mask_from_truth
+
+    cam = Camera.preset("steep", width=640, height=360)
+    base = Scene.from_position(Position.initial(), dice=())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow in a cast is a bug here, not noise
+        for y in (560.0, 620.0):
+            img, truth = render_frame(base.replace(hands=(Hand("bottom", 100.0, y, height=76.0, elbow_mm=elbow),)), cam, seed=0)
+            drawn = truth["hand_mask"]
+            assert img.shape == (360, 640, 3) and drawn.any()
+            rebuilt = mask_from_truth(truth["hands"], truth["camera"])
+            assert (rebuilt & drawn).sum() / (rebuilt | drawn).sum() > 0.95
