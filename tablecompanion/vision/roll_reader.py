@@ -125,6 +125,10 @@ class RollReaderConfig:
     second_die_gap: float = 1.3  # a second die in one blob is searched this many die sides from the first
     second_die_margin: float = 30.0  # ... and taken only with a clear face
     second_die_contrast: float = 30.0
+    # ... and only when this share of its face (the square at the lattice's centre and turn) lies within the
+    # changed blob's outline: a lattice fitted half off a die (a corner pip, the centre pip and the dark seam
+    # of the die's far edge read as a 3) is no face
+    second_die_on_blob: float = 0.75
     grid_agree_margin: float = 8.0  # ... or this much when the per-photo reader reads the same value
     grid_overrules: float = 22.0  # the grid reader's value stands against the per-photo reader's above this margin
     # a pip-like spot where the face read should be blank, at this share of its weakest pip or more, leaves the
@@ -698,12 +702,35 @@ class RollReader:
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
             if self._ghost(g, (x0, y0, x1, y1), 0.3 * die * k, g.centre[0], g.centre[1]):
                 break
+            if c.second_die_on_blob > 0 and self._face_share_on_blob(g, (x0, y0), blob) < c.second_die_on_blob:
+                break
             if not self._on_blob(d, blob) or any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
                 break
             out.append(d)
         if not out and c.unread_blob_is_die and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
+
+    def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
+        """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
+        top plane) that lies within the changed blob's outline."""
+        k = self.config.rect_px_per_mm
+        s = self.config.diff_scale
+        half = 0.5 * float(self.spec.die_size)
+        t = math.radians(g.turn_deg)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        centre = np.array([g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]])
+        square = centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T
+        mx, my = blob["mask_at"]
+        face = (self.plane_to_image(square) * s - np.array([mx, my])).astype(np.float32)
+        if blob.get("hull") is None:
+            ys, xs = np.nonzero(blob["mask"])
+            blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
+        area = abs(cv2.contourArea(face))
+        if area <= 0:
+            return 0.0
+        inside, _ = cv2.intersectConvexConvex(face, blob["hull"].reshape(-1, 2).astype(np.float32))
+        return float(inside) / area
 
     def _without_side_faces(self, dice: list[DieSeen]) -> list[DieSeen]:
         """Without the "dice" that lie where a die read flat beside them shows its side faces.
