@@ -442,15 +442,19 @@ class Renderer:
             rays = self._rays_small
             z = -self.spec.checker_thickness
             X, Y = self.model.rays_to_plane(rays, z)
-            P = np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64)
-            lv = self.light_pos - P
-            cv = self.model.centre - P
-            hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
-            hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-            ang = np.arccos(np.clip(-hv[..., 2], -1, 1))
+            ang = self._mirror_angle(np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64))
             lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
             self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         return self._glint_lobe
+
+    def _mirror_angle(self, P: np.ndarray) -> np.ndarray:
+        """How far (radians) a horizontal mirror at points P (..., 3) is from reflecting the lamp into the
+        camera: the half vector between lamp and camera against the vertical."""
+        lv = self.light_pos - P
+        cv = self.model.centre - P
+        hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
+        hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
+        return np.arccos(np.clip(-hv[..., 2], -1, 1))
 
     def _varnish_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """How much of the lamp the board's varnished top mirrors into each pixel (float32, image size; 0
@@ -470,12 +474,7 @@ class Renderer:
                 corners = np.array(self.geo.marker_corners(marker_id))
                 (mx0, my0), (mx1, my1) = corners.min(axis=0) - 1.0, corners.max(axis=0) + 1.0
                 gloss[(X >= mx0) & (X <= mx1) & (Y >= my0) & (Y <= my1)] = 0.0
-        P = np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID]
-        lv = self.light_pos - P
-        cv = self.model.centre - P
-        hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
-        hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
-        ang = np.arccos(np.clip(-hv[..., 2], -1, 1))
+        ang = self._mirror_angle(np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID])
         lobe = np.exp(-((ang / VARNISH_ROUGHNESS) ** 2)) + 0.12 * np.exp(-((ang / (4 * VARNISH_ROUGHNESS)) ** 2))
         lobe = cv2.resize(lobe.astype(np.float32), (X.shape[1], X.shape[0]), interpolation=cv2.INTER_LINEAR)
         return lobe * gloss
