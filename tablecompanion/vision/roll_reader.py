@@ -723,13 +723,10 @@ class RollReader:
         square = centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T
         mx, my = blob["mask_at"]
         face = (self.plane_to_image(square) * s - np.array([mx, my])).astype(np.float32)
-        if blob.get("hull") is None:
-            ys, xs = np.nonzero(blob["mask"])
-            blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
         area = abs(cv2.contourArea(face))
         if area <= 0:
             return 0.0
-        inside, _ = cv2.intersectConvexConvex(face, blob["hull"].reshape(-1, 2).astype(np.float32))
+        inside, _ = cv2.intersectConvexConvex(face, _blob_hull(blob).reshape(-1, 2).astype(np.float32))
         return float(inside) / area
 
     def _without_side_faces(self, dice: list[DieSeen]) -> list[DieSeen]:
@@ -771,10 +768,7 @@ class RollReader:
         blob; a white face on a cream point changes only at its edges, so the outline, not the pixels)."""
         s = self.config.diff_scale
         mx, my = blob["mask_at"]
-        hull = blob.get("hull")
-        if hull is None:
-            ys, xs = np.nonzero(blob["mask"])
-            hull = blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
+        hull = _blob_hull(blob)
         tol = 0.25 * self.die_px_at(*d.board_mm) * s + 1.0
         pt = (float(d.centre[0] * s - mx), float(d.centre[1] * s - my))
         return cv2.pointPolygonTest(hull, pt, True) >= -tol
@@ -1226,6 +1220,14 @@ _PATTERN_ON = np.array([[1.0 if i in p else 0.0 for i in range(9)] for _, p in _
 _PATTERN_OFF = 1.0 - _PATTERN_ON
 # each pattern's pip places (in the pattern's order: the reading's pips follow it) and blank places
 _PATTERN_PLACES = [(np.array(p), np.array([i for i in range(9) if i not in p])) for _, p in _PATTERNS]
+
+
+def _blob_hull(blob: dict) -> np.ndarray:
+    """A changed blob's outline (convex hull, mask px), worked out once and kept in the blob."""
+    if blob.get("hull") is None:
+        ys, xs = np.nonzero(blob["mask"])
+        blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
+    return blob["hull"]
 
 
 @dataclass(frozen=True)
