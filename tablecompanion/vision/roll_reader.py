@@ -716,11 +716,7 @@ class RollReader:
         top plane) that lies within the changed blob's outline."""
         k = self.config.rect_px_per_mm
         s = self.config.diff_scale
-        half = 0.5 * float(self.spec.die_size)
-        t = math.radians(g.turn_deg)
-        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-        centre = np.array([g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]])
-        square = centre + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]) @ rot.T
+        square = self._top_square((g.centre[0] / k + origin[0], g.centre[1] / k + origin[1]), g.turn_deg)
         mx, my = blob["mask_at"]
         face = (self.plane_to_image(square) * s - np.array([mx, my])).astype(np.float32)
         area = abs(cv2.contourArea(face))
@@ -822,13 +818,18 @@ class RollReader:
         """A flat die's outline on the top-face plane (board mm, convex): its top square at ``centre_mm``
         turned by ``yaw_deg``, and the side faces the camera sees, i.e. the bottom square seen through the
         camera onto that plane (``slack`` widens them: the focal length may be a prior)."""
-        die = float(self.spec.die_size)
-        t = math.radians(yaw_deg)
-        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-        top = np.array([(-.5, -.5), (.5, -.5), (.5, .5), (-.5, .5)]) @ rot.T * die + np.asarray(centre_mm, np.float64)
+        top = self._top_square(centre_mm, yaw_deg)
         bottom = self._board_on_top_plane(top)
         pts = np.vstack([top, bottom, top + slack * (bottom - top)])
         return cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2)
+
+    def _top_square(self, centre_mm, yaw_deg: float) -> np.ndarray:
+        """A flat die's top face on the top-face plane: the square (board mm, 4 x 2) at ``centre_mm`` turned
+        by ``yaw_deg``."""
+        die = float(self.spec.die_size)
+        t = math.radians(yaw_deg)
+        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+        return np.array([(-.5, -.5), (.5, -.5), (.5, .5), (-.5, .5)]) @ rot.T * die + np.asarray(centre_mm, np.float64)
 
     def _board_on_top_plane(self, pts_mm) -> np.ndarray:
         """Points on the board (mm) where the camera sees them on the top-face plane: a die's bottom edge
