@@ -232,12 +232,8 @@ def evaluate_matches(
                                                        mover_at, int(rng.integers(0, 2**31)), (tally, combo), config)
             for t in (tally, combo):
                 t.turns += 1
-            if found is not None and found.verdict == "legal" and found.play is not None and found.play.result() == expected:
-                outcome = "identified"
-            elif found is not None and found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
-                outcome = "ambiguous"
-            else:
-                outcome = "wrong"
+            outcome = "wrong" if found is None else _turn_outcome(found, expected)
+            if outcome == "wrong":
                 tally.failures.append({"match": mat.name, "style": style, "camera": cam_name, "game": turn.game,
                                        "turn": turn.index, "play": turn.play, "dice": list(turn.dice),
                                        "verdict": None if found is None else found.verdict,
@@ -259,7 +255,7 @@ def evaluate_matches(
                     bad = Scene.from_boards(bottom_b, top_b, style=style, roller=mover_at, dice=dice, jitter_seed=m_index)
                     flagged, frame, reading = _read_and_identify(renderer, bad, calibration, before, turn.dice, mover_side,
                                                                  mover_at, int(rng.integers(0, 2**31)), (tally, combo), config)
-                    ok = flagged is not None and flagged.verdict in ("illegal", "ambiguous")
+                    ok = flagged is not None and _flagged(flagged)
                     for t in (tally, combo):
                         t.illegal_injected += 1
                         t.illegal_flagged += ok
@@ -418,13 +414,9 @@ def evaluate_footage(
             return
         found = _identify_record(rec, reading_entry[1], Position, book.before.get(key), log, "turn", reading_entry[0])
         expected = Position.from_position_id(rec["position_id_before"]).parse_play(rec["play"], tuple(rec["dice"])).result()
-        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
-            stats["identified"] += 1
-        else:
-            if found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
-                stats["ambiguous"] += 1
-            else:
-                stats["wrong"] += 1
+        outcome = _turn_outcome(found, expected)
+        stats[outcome] += 1
+        if outcome != "identified":
             stats["failures"].append({"game": key[0], "turn": key[1], "play": rec["play"], "frame": reading_entry[0],
                                       "verdict": found.verdict, "reason": found.reason,
                                       "read_as": None if found.play is None else str(found.play)})
@@ -480,7 +472,7 @@ def evaluate_footage(
             stats["illegal_never_clear"] += 1
             continue
         found = _identify_record(rec, entry[1], Position, book.before.get(key), log, "pre_correction", entry[0])
-        if found.verdict in ("illegal", "ambiguous"):
+        if _flagged(found):
             stats["illegal_flagged"] += 1
         else:
             stats["failures"].append({"game": key[0], "turn": key[1], "injected_illegal": True, "frame": entry[0],
@@ -602,6 +594,21 @@ def _identify_record(rec: dict, reading, Position, before_reading=None, log=None
     return identify_play(before, tuple(rec["dice"]), seen)
 
 
+def _turn_outcome(found, expected) -> str:
+    """How a turn's identification scores against the play made (``expected``, its resulting position):
+    "identified", "ambiguous" (a look asked for, the play among the candidates) or "wrong"."""
+    if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
+        return "identified"
+    if found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
+        return "ambiguous"
+    return "wrong"
+
+
+def _flagged(found) -> bool:
+    """An injected illegal play counts as caught when it is called illegal or a look is asked for."""
+    return found.verdict in ("illegal", "ambiguous")
+
+
 class _ObservationLog:
     """Appends each scored identification's inputs to a JSON-lines file, flushed line by line (a run cut
     off keeps what it had)."""
@@ -652,20 +659,17 @@ def replay_observations(path: str | Path) -> dict:
         where = {k: line.get(k) for k in ("match", "game", "turn", "frame")}
         if line.get("kind") == "pre_correction":
             stats["illegal_seen"] += 1
-            if found.verdict in ("illegal", "ambiguous"):
+            if _flagged(found):
                 stats["illegal_flagged"] += 1
             else:
                 stats["failures"].append(dict(where, injected_illegal=True, verdict=found.verdict,
                                               read_as=None if found.play is None else str(found.play)))
             continue
         stats["turns"] += 1
-        if found.verdict == "legal" and found.play is not None and found.play.result() == expected:
-            stats["identified"] += 1
+        outcome = _turn_outcome(found, expected)
+        stats[outcome] += 1
+        if outcome == "identified":
             continue
-        if found.verdict == "ambiguous" and any(p.result() == expected for p, _ in found.candidates):
-            stats["ambiguous"] += 1
-        else:
-            stats["wrong"] += 1
         stats["failures"].append(dict(where, play=line["play"], verdict=found.verdict, reason=found.reason,
                                       read_as=None if found.play is None else str(found.play)))
     stats["summary"] = [
