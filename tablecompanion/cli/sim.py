@@ -15,6 +15,10 @@ from pathlib import Path
 DIE_STATE_CHOICES = ("flat", "cocked", "leaning-on-checker", "on-checker", "against-edge", "across-bar",
                      "wrong-half", "off-board")
 DIE_STYLE_CHOICES = ("white-black-pips", "red-white-pips", "black-white-pips", "translucent")
+LIGHTING_CHOICES = ("preset", "varied")
+LIGHTING_STREAM = 71  # the lighting's own generator beside --seed, so the seed's other draws stay as they were
+LIGHTING_HELP = ("preset: the camera preset's lamp and room; varied: the lamp's place and height, the room's light, "
+                 "white balance and exposure drawn from --seed")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -47,6 +51,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--cube-owner", choices=("bottom", "top"), help="who owns the cube (default: centred)")
     f.add_argument("--jpeg", type=int, default=88, help="JPEG quality of the camera (0 = none)")
     f.add_argument("--seed", type=int, default=0)
+    f.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP)
     f.set_defaults(func=_frame)
 
     r = sub.add_parser("render", help="replay a .mat match as frames + truth.jsonl + turns.jsonl")
@@ -64,6 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--no-markers", action="store_true")
     r.add_argument("--truth-only", action="store_true", help="write the truth files but no JPEG frames")
     r.add_argument("--passing-shadows", action="store_true", help="now and then a soft shadow drifts over the board")
+    r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
     r.set_defaults(func=_render)
 
 
@@ -86,7 +92,12 @@ def _camera(args, jpeg: int | None = 88):
         overrides["tilt_deg"] = args.tilt
     if getattr(args, "yaw", None) is not None:
         overrides["yaw_deg"] = args.yaw
-    return Camera.preset(args.camera, **overrides)
+    camera = Camera.preset(args.camera, **overrides)
+    if getattr(args, "lighting", "preset") == "varied":
+        import numpy as np
+
+        camera = camera.relit(np.random.default_rng((args.seed, LIGHTING_STREAM)))
+    return camera
 
 
 def _frame(args) -> int:

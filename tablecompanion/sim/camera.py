@@ -83,6 +83,18 @@ class Camera:
     def with_size(self, width: int, height: int) -> "Camera":
         return replace(self, width=width, height=height)
 
+    def relit(self, rng: np.random.Generator) -> "Camera":
+        """The same camera in another room: the lamp's place and height, the room's share of the light,
+        the lens's vignette, the white balance and the exposure drawn from ``rng`` (in that order, so a
+        caller drawing its pose first keeps its draws). A preset has one lamp; tables do not."""
+        return replace(
+            self,
+            light_mm=(float(rng.uniform(-200, 1000)), float(rng.uniform(-200, 700)), float(rng.uniform(700, 2000))),
+            ambient=float(rng.uniform(0.35, 0.8)), vignette=float(rng.uniform(0.05, 0.45)),
+            white_balance=(float(rng.uniform(0.8, 1.15)), 1.0, float(rng.uniform(0.85, 1.2))),
+            exposure=float(rng.uniform(0.7, 1.3)),
+        )
+
     def model(self, spec: BoardSpec | None = None) -> "CameraModel":
         return CameraModel.build(self, spec or BoardSpec())
 
@@ -194,6 +206,13 @@ class CameraModel:
             "t": self.t.round(6).tolist(),
             "centre_mm": self.centre.round(3).tolist(),
             "size": [self.camera.width, self.camera.height],
+            "lighting": {
+                "light_mm": [round(float(v), 1) for v in self.camera.light_mm],
+                "ambient": round(self.camera.ambient, 4),
+                "vignette": round(self.camera.vignette, 4),
+                "white_balance": [round(float(v), 4) for v in self.camera.white_balance],
+                "exposure": round(self.camera.exposure, 4),
+            },
         }
 
 

@@ -716,11 +716,7 @@ def photo_cases(n: int, seed: int = 0):
             distortion=(float(rng.uniform(-0.12, 0.02)), 0.01, 0.0, 0.0, 0.0),
             focus_blur=float(rng.uniform(0.3, 1.6)), noise=float(rng.uniform(1.0, 5.0)),
             jpeg_quality=int(rng.integers(60, 95)),
-            light_mm=(float(rng.uniform(-200, 1000)), float(rng.uniform(-200, 700)), float(rng.uniform(700, 2000))),
-            ambient=float(rng.uniform(0.35, 0.8)), vignette=float(rng.uniform(0.05, 0.45)),
-            white_balance=(float(rng.uniform(0.8, 1.15)), 1.0, float(rng.uniform(0.85, 1.2))),
-            exposure=float(rng.uniform(0.7, 1.3)),
-        )
+        ).relit(rng)
         hands = ()
         if rng.random() < 1 / 3:
             hands = (Hand("bottom" if rng.random() < 0.5 else "top", x=float(rng.uniform(150, 700)),

@@ -36,3 +36,21 @@ def test_sim_render_small_match(tmp_path, match_path, capsys):
     assert "frames/s" in capsys.readouterr().out
     assert (tmp_path / "truth.jsonl").exists() and (tmp_path / "frames" / "000000.jpg").exists()
     assert main(["sim", "render", str(tmp_path / "missing.mat"), "--out", str(tmp_path / "o")]) == 2
+
+
+def test_sim_frame_lighting_varied_draws_a_room_per_seed(tmp_path):
+    """--lighting varied: each seed its own lamp and room, recorded in the truth; the preset's lamp is the
+    same whatever the seed, and the same seed gives the same room again."""
+
+    def lighting(seed: int, mode: str):
+        out = tmp_path / f"{mode}_{seed}.png"
+        assert main(["sim", "frame", "--size", "160x90", "--seed", str(seed), "--lighting", mode, "--out", str(out)]) == 0
+        return json.loads(out.with_suffix(".png.json").read_text())["camera"]["lighting"], cv2.imread(str(out))
+
+    preset = [lighting(s, "preset")[0] for s in (1, 2)]
+    assert preset[0] == preset[1]
+    (room1, img1), (room2, _), (again, img_again) = lighting(1, "varied"), lighting(2, "varied"), lighting(1, "varied")
+    assert room1 != room2 and room1 != preset[0]
+    assert room1 == again and (img1 == img_again).all()
+    lamp_heights = [r["light_mm"][2] for r in (room1, room2)]
+    assert all(700 <= h <= 2000 for h in lamp_heights)
