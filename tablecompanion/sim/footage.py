@@ -267,6 +267,9 @@ class _Director:
         # how each reach is made, from its own generator so that the throws and injections stay as they were
         self.gesture_rng = np.random.default_rng((seed, 53))
         self.gestures: dict[str, _Gesture] = {}
+        # which hand each player moves with, fixed for the match; from its own generator as well
+        hands_rng = np.random.default_rng((seed, 59))
+        self.left_handed = {side: bool(hands_rng.random() < LEFT_HANDED) for side in ("bottom", "top")}
         self.geo = renderer.geo
         self.spec = renderer.spec
         self.events: list[dict] = []
@@ -514,6 +517,10 @@ class _Director:
             self.event("dice_picked_up", player=player, void=void)
         yield from self.hand_travel(player, here, self.rest_xy(player), self.n(T_RETREAT), ())
 
+    def looks(self, side: str) -> dict:
+        """The Hand fields that stay with a player all match: skin, sleeve, which hand."""
+        return {**HAND_LOOKS[side], "left": self.left_handed[side]}
+
     def gesture(self, side: str, fresh: bool) -> "_Gesture":
         """The hand's way of reaching for this move: drawn afresh when it sets out from its rest."""
         if fresh or side not in self.gestures:
@@ -539,7 +546,7 @@ class _Director:
             else:  # reaching: open, closing to a pinch on arrival
                 spread = g.open + (g.pinch - g.open) * t
             hand = Hand(self.table.side(hp), x, y, height=g.height + lift, holding=holding, motion_mm=motion,
-                        spread=round(spread, 2), elbow_mm=g.elbow, **_looks(self.table.side(hp)))
+                        spread=round(spread, 2), elbow_mm=g.elbow, **self.looks(self.table.side(hp)))
             yield self.frame(player, dice, (hand,), in_hand=holding)
 
     # -- checkers ----------------------------------------------------------------------------------
@@ -570,7 +577,7 @@ class _Director:
         g = self.gesture(self.table.side(hp), fresh=False)
         for _ in range(self.n(T_GRAB)):
             yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=g.height - 5.0, spread=g.pinch,
-                                                 elbow_mm=g.elbow, **_looks(self.table.side(hp))),))
+                                                 elbow_mm=g.elbow, **self.looks(self.table.side(hp))),))
         yield from self.hand_travel(player, b, self.rest_xy(hp), self.n(T_RETREAT), dice, hand_player=hp)
 
     # -- cube --------------------------------------------------------------------------------------
@@ -688,15 +695,12 @@ def iter_match_frames(
         seen += 1
 
 
+LEFT_HANDED = 0.1  # the share of players who move with their left hand
 # The two players' hands: their own skin and sleeves (BGR), so the two sides of the table differ as people do.
 HAND_LOOKS = {
     "bottom": {"skin": (120, 150, 200), "sleeve": (110, 70, 40)},  # light skin, a navy jumper
     "top": {"skin": (86, 116, 168), "sleeve": (72, 74, 78)},  # a darker, olive skin, a grey one
 }
-
-
-def _looks(side: str) -> dict:
-    return HAND_LOOKS[side]
 
 
 @dataclass(frozen=True)

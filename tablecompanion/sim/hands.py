@@ -4,8 +4,8 @@ the hand over its metacarpals, wrist, forearm and sleeve, each a tapered capsule
 The renderer shades the capsules' union as a height field seen from the camera (blended where palm
 and fingers meet, normals from each capsule's round section), throws the pieces' shadows, and the
 union's outline is the hand mask in the truth: ``mask_from_truth`` rebuilds it from a few numbers with
-the same code (``hand_field``), so the two agree exactly. A right hand, palm down, reaching from its
-player's edge; the tips of the index and middle finger (the pinch) at the hand's (x, y), ``height``
+the same code (``hand_field``), so the two agree exactly. A right hand (or, with ``left``, its mirror
+image), palm down, reaching from its player's edge; the tips of the index and middle finger (the pinch) at the hand's (x, y), ``height``
 mm above the surface.
 """
 
@@ -144,13 +144,14 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     pieces, pinch = _TEMPLATES[key]
     tip = np.array([hand.x, hand.y], float)
     across, back = hand.elbow_mm
+    side = -1.0 if getattr(hand, "left", False) else 1.0  # a left hand is the right one mirrored
     if hand.player == "bottom":
-        anchor = np.array([hand.x + across, spec.height + back])
+        anchor = np.array([hand.x + side * across, spec.height + back])
     else:
-        anchor = np.array([hand.x - across, -back])
+        anchor = np.array([hand.x - side * across, -back])
     d = tip - anchor
     d /= np.linalg.norm(d)
-    e = np.array([-d[1], d[0]])  # the hand's right, for a right hand seen from above
+    e = side * np.array([-d[1], d[0]])  # towards the little finger: a right hand's right seen from above
 
     def place(p):
         f, a, up = p[..., 0] - pinch[0], p[..., 1], p[..., 2] - pinch[2]
@@ -354,7 +355,7 @@ def hand_alpha(sdf: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
 
 def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = None) -> np.ndarray:
     """Rebuild a frame's hand mask (bool, image size) from its truth: ``hands`` entries (player,
-    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``) and the ``camera`` truth (K, dist, R, t, size).
+    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``, ``hand``: left or right) and the ``camera`` truth (K, dist, R, t, size).
 
     truth.jsonl stores hands this way instead of a mask per frame; the rebuilt mask is the sharp
     outline (without the motion and focus blur of the picture), from the renderer's own geometry.
@@ -367,7 +368,8 @@ def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = No
     for entry in hands:
         x, y = entry["tip_mm"]
         hand = Hand(entry["player"], x, y, height=entry.get("height_mm", 45.0), spread=entry.get("spread", 0.4),
-                    holding=entry.get("holding"), elbow_mm=tuple(entry.get("elbow_mm", (160.0, 380.0))))
+                    holding=entry.get("holding"), elbow_mm=tuple(entry.get("elbow_mm", (160.0, 380.0))),
+                    left=entry.get("hand", "right") == "left")
         ph = project_capsules(hand_capsules(hand, spec), camera["K"], camera["dist"], camera["R"], camera["t"])
         x0, y0, x1, y1 = hand_bbox(ph, w, h)
         if x1 <= x0 or y1 <= y0:

@@ -762,7 +762,8 @@ class Renderer:
         if hand_mask is not None:
             truth["hand_mask"] = hand_mask > 127
             truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "height_mm": round(h.height, 2),
-                               "spread": h.spread, "holding": h.holding, "elbow_mm": _r(h.elbow_mm)}
+                               "spread": h.spread, "holding": h.holding, "elbow_mm": _r(h.elbow_mm),
+                               "hand": "left" if h.left else "right"}
                               for h in scene.hands]
         else:
             truth["hand_mask"] = None

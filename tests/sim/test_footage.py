@@ -188,3 +188,17 @@ def test_written_truth_files_round_trip_to_the_match(match_path, tmp_path):
         after = Position.from_position_id(record["position_id_after"])
         assert tuple(after.on_roll) == tuple(record["boards_after"][other])
         assert tuple(after.opponent) == tuple(record["boards_after"][mover])
+
+
+def test_some_players_move_with_their_left_hand(match_path):
+    """About one player in ten is left-handed: which hand a player uses is drawn once a match (its own
+    generator) and kept for every reach; the truth says which."""
+    seen = {}
+    for seed in (0, 12, 13):
+        for _, t in iter_match_frames(match_path, seed=seed, camera=TINY, max_turns=4, encode=False):
+            for hand in t["hands"]:
+                seen.setdefault((seed, hand["player"]), set()).add(hand["hand"])
+    assert all(len(hands) == 1 for hands in seen.values())  # one hand per player per match
+    kinds = {next(iter(hands)) for hands in seen.values()}
+    assert kinds == {"left", "right"}
+    assert seen[(0, "bottom")] == {"right"}

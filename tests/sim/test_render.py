@@ -232,6 +232,33 @@ def test_hand_mask_can_be_rebuilt_from_the_compact_truth():
     assert (default & drawn).sum() / (default | drawn).sum() < 0.9
 
 
+def test_a_left_hand_is_the_right_one_mirrored():
+    """A left hand reaches with its forearm from its left and its thumb on its right: straight down over the
+    board's centre line, it is the right hand's picture mirrored, and its truth rebuilds it."""
+    from tablecompanion.sim.hands import mask_from_truth
+
+    cam = Camera(width=640, height=360, tilt_deg=0.0, yaw_deg=0.0, distortion=(0.0,) * 5)
+    base = Scene.from_position(Position.initial(), dice=())
+    geo = BoardGeometry()
+    x = geo.spec.width / 2
+    masks = {}
+    for left in (False, True):
+        _, truth = render_frame(base.replace(hands=(Hand("bottom", x, 420.0, spread=0.6, left=left),)), cam, seed=0)
+        assert truth["hands"][0]["hand"] == ("left" if left else "right")
+        masks[left] = truth["hand_mask"]
+        rebuilt = mask_from_truth(truth["hands"], truth["camera"])
+        assert (rebuilt & masks[left]).sum() / (rebuilt | masks[left]).sum() > 0.98
+    right, left = masks[False], masks[True]
+    assert not (right == left).all()
+    mirrored = right[:, ::-1]  # the board's centre line is the picture's middle column (up to half a pixel)
+    best = max((np.roll(mirrored, k, axis=1) & left).sum() / (np.roll(mirrored, k, axis=1) | left).sum() for k in (-1, 0, 1))
+    assert best > 0.95
+    # the forearm leaves the picture on the hand's own side
+    rows = slice(340, 360)
+    cols = np.nonzero(left[rows].any(axis=0))[0]
+    assert cols.mean() < 320 < np.nonzero(right[rows].any(axis=0))[0].mean()
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     value=st.integers(1, 6),
