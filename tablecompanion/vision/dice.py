@@ -120,6 +120,12 @@ class DiceConfig:
     net_add_min: float = 0.8
     cls_sizes: tuple[float, ...] = (0.5, 0.8, 1.0, 1.25)  # crop sizes tried, x the network's die side
     cls_rotations: bool = True  # also classify each crop turned by 90, 180, 270 degrees, and average
+    # a second look at dice still unclear after pip counting: "" = the shipped value reader
+    # (models/dice_val.onnx), "none", or a path. It gives a value when it is value_min sure of it and the
+    # classifier was less than value_max_tilt sure the die is tilted (a cocked die never gets a value)
+    value_reader: str = ""
+    value_min: float = 0.6
+    value_max_tilt: float = 0.15
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -167,6 +173,7 @@ class DiceReading:
     status: Status
     size: float = 0.0  # side length in image pixels
     pips: tuple[tuple[float, float], ...] = field(default=(), repr=False)
+    tilt: float = field(default=0.0, repr=False)  # the classifier's P(tilted | die); 0 where none looked
 
     def to_json(self) -> dict:
         return {
@@ -660,7 +667,7 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
             return found
         pips = read_dice(frame, replace(config, model="pips"))
         if config.combine == "fill":
-            return fill_unclear(found, pips)
+            return read_unclear(frame, fill_unclear(found, pips), config)
         return combine_readings(pips, found, config)
     model = None
     if config.model not in ("none", "pips"):
@@ -698,6 +705,29 @@ def fill_unclear(net: list[DiceReading], pips: list[DiceReading]) -> list[DiceRe
                 p = min(near, key=lambda p: math.dist(n.centre, p.centre))
                 n = replace(n, value=p.value, status="flat", confidence=p.confidence, pips=p.pips)
         out.append(n)
+    return out
+
+
+def read_unclear(frame: np.ndarray, readings: list[DiceReading], config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
+    """The dice still unclear read again by the value reader (``dice_model.DiceValueReader``), where one is
+    shipped or named: a value when it is ``value_min`` sure and the classifier saw no tilt. The classifier
+    is trained on dice shrunk to 14 px and hedges on small dark dice with coloured pips; the value reader
+    looks closer at dice already known to be dice."""
+    if config.value_reader == "none" or all(r.status != "unclear" or r.tilt >= config.value_max_tilt for r in readings):
+        return readings
+    from tablecompanion.vision.dice_model import load_value_reader
+
+    reader = load_value_reader(config.value_reader)
+    if reader is None:
+        return readings
+    out = []
+    for r in readings:
+        if r.status == "unclear" and r.tilt < config.value_max_tilt and r.size > 0:
+            p = reader.read(frame, r.centre[0], r.centre[1], r.size)
+            value = int(np.argmax(p)) + 1
+            if p[value - 1] >= config.value_min:
+                r = replace(r, value=value, status="flat", confidence=float(p[value - 1]))
+        out.append(r)
     return out
 
 
@@ -835,7 +865,7 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
             # of a flat die sit close to its centre, and parts of a face look odd to the classifier)
             chosen[near[0]][5] = True
     readings: list[DiceReading] = []
-    for _, x, y, side, values, cocked, sure, _ in chosen:
+    for _, x, y, side, values, cocked, sure, tilt in chosen:
         value = int(np.argmax(values)) + 1
         p_value = float(values[value - 1])
         confidence = p_value * sure
@@ -847,7 +877,8 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
             status = "flat"
         hs = side / 2
         outline = ((x - hs, y - hs), (x + hs, y - hs), (x + hs, y + hs), (x - hs, y + hs))
-        readings.append(DiceReading(value, (float(x), float(y)), outline, float(confidence), status, float(side)))
+        readings.append(DiceReading(value, (float(x), float(y)), outline, float(confidence), status, float(side),
+                                    tilt=float(tilt)))
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     return readings
 

@@ -293,31 +293,55 @@ CLS_CONTEXT = 1.3  # crop side / die side
 CLS_CLASSES = 8  # 0 = no die, 1..6 = value, 7 = cocked
 
 
-def crop_for_classifier(bgr: np.ndarray, x: float, y: float, side: float) -> np.ndarray:
-    """An axis-aligned square of CLS_CONTEXT x side around (x, y), edges replicated, as CLS_SIZE^2."""
+def crop_for_classifier(bgr: np.ndarray, x: float, y: float, side: float, size: int = CLS_SIZE) -> np.ndarray:
+    """An axis-aligned square of CLS_CONTEXT x side around (x, y), edges replicated, as size^2 pixels."""
     n = max(2, int(math.ceil(CLS_CONTEXT * side)) + 2)
     patch = cv2.getRectSubPix(bgr, (n, n), (float(x), float(y)))
-    return cv2.resize(patch, (CLS_SIZE, CLS_SIZE), interpolation=cv2.INTER_AREA if n > CLS_SIZE else cv2.INTER_LINEAR)
+    return cv2.resize(patch, (size, size), interpolation=cv2.INTER_AREA if n > size else cv2.INTER_LINEAR)
 
 
 class DiceClassifier:
     """The ONNX crop classifier behind ``cv2.dnn``: ``predict`` gives class probabilities (n, 8)."""
 
+    classes = CLS_CLASSES
+    what = "dice classifier"
+
     def __init__(self, path: str | Path):
         self.path = Path(path)
-        self.net = _read_onnx(self.path, "dice classifier")
+        self.net = _read_onnx(self.path, self.what)
 
     def predict(self, crops: list[np.ndarray]) -> np.ndarray:
         if not crops:
-            return np.zeros((0, CLS_CLASSES), np.float32)
+            return np.zeros((0, self.classes), np.float32)
         blob = cv2.dnn.blobFromImages(crops, scalefactor=INPUT_SCALE, mean=(INPUT_MEAN,) * 3, swapRB=False)
         self.net.setInput(blob)
         z = self.net.forward().reshape(len(crops), -1)
-        if z.shape[1] != CLS_CLASSES:
-            raise DiceVisionError(f"dice classifier {self.path} gave {z.shape[1]} classes, expected {CLS_CLASSES}")
+        if z.shape[1] != self.classes:
+            raise DiceVisionError(f"{self.what} {self.path} gave {z.shape[1]} classes, expected {self.classes}")
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
+
+
+DEFAULT_VALUE_READER = Path(__file__).resolve().parent / "models" / "dice_val.onnx"
+VAL_SIZE = 48  # the value reader's crops are VAL_SIZE x VAL_SIZE pixels, cut as the classifier's are
+
+
+class DiceValueReader(DiceClassifier):
+    """The second look at a die the classifier is sure of but cannot read (``models/dice_val.onnx``,
+    tools/train_dice_val.py): values only, on a larger crop (48 px against 32), trained on the photo sets'
+    real dice at about their own size rather than down to 14 px, so dark, marbled dice with coloured pips
+    keep their pips. ``predict`` gives P(1) .. P(6), (n, 6)."""
+
+    classes = 6
+    what = "dice value reader"
+
+    def read(self, bgr: np.ndarray, x: float, y: float, side: float, scales=(0.85, 1.0, 1.15)) -> np.ndarray:
+        """P(1) .. P(6) for the die at (x, y), ``side`` px: averaged over a few crop sizes (the detector's
+        size is a guess) and the four quarter turns (a face's pattern does not depend on its turn)."""
+        crops = [np.ascontiguousarray(np.rot90(crop_for_classifier(bgr, x, y, side * k, VAL_SIZE), r))
+                 for k in scales for r in range(4)]
+        return self.predict(crops).mean(axis=0)
 
 
 @lru_cache(maxsize=4)
@@ -325,3 +349,10 @@ def load_classifier(path: str) -> DiceClassifier | None:
     """The classifier at ``path`` ("" = the shipped one); None when none is shipped."""
     p = _model_file(path, DEFAULT_CLASSIFIER, "dice classifier")
     return DiceClassifier(p) if p else None
+
+
+@lru_cache(maxsize=4)
+def load_value_reader(path: str) -> DiceValueReader | None:
+    """The value reader at ``path`` ("" = the shipped one); None when none is shipped."""
+    p = _model_file(path, DEFAULT_VALUE_READER, "dice value reader")
+    return DiceValueReader(p) if p else None

@@ -1,0 +1,162 @@
+"""Train the dice value reader (1..6 of a die already found) and export it to ONNX for cv2.dnn.
+
+The crop classifier (tools/train_dice_cls.py) decides die / no die / cocked and reads most values, but
+it learns from dice shrunk to anything down to 14 px and hedges on small dark or marbled dice with
+coloured pips: about one byler die in ten stayed "unclear". This network only answers "which value",
+for dice the classifier is already sure are dice and not tilted (``dice.read_unclear``), on a 48 px crop
+(``dice_model.VAL_SIZE``, cut as the classifier's crops are: CLS_CONTEXT x the die's side).
+
+Examples: the labelled dice of the *train* splits and the detector's finds on them (their real centre and
+size errors), from ``train_dice_cls.photo_patches``, plus a few drawn dice (``vision.dice_synth``) for
+colours the photos lack. Each sample is turned by any angle, mirrored, its centre and size jittered as a
+detector's are, scaled to 0.7-1.2 of the die's own size in the photo (14-64 px), recoloured, noised and
+JPEG-compressed. Deterministic for a seed, time-boxed.
+
+    python tools/train_dice_val.py --train ../shared/data/dice/byler:train ../shared/data/dice/matteo:train \\
+        --cache /tmp/dice_val_cache.npz --minutes 15 --out /tmp/dice_val_a.onnx
+    # then on from there (the state dict is written beside --out) at a lower rate, another seed:
+    python tools/train_dice_val.py --train ... --cache /tmp/dice_val_cache.npz --init /tmp/dice_val_a.pt \\
+        --lr 1e-3 --seed 1 --minutes 20 --out tablecompanion/vision/models/dice_val.onnx
+
+torch is needed here only; the reader runs on cv2.dnn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from train_dice_cls import PATCH, UNIT, drawn_patches, photo_patches  # noqa: E402
+from train_dice_net import augment_colour, load_split, to_input  # noqa: E402
+
+from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
+
+DRAWN_SHARE = 0.15  # of the samples drawn in a batch
+
+
+def make_crop(patch: np.ndarray, native_side: float, rng: np.random.Generator) -> np.ndarray:
+    """One canonical patch (train_dice_cls: the die UNIT px across in PATCH px) as the reader would cut it
+    from a photo, augmented."""
+    target = float(np.clip(native_side * math.exp(rng.uniform(-0.35, 0.2)), 14, 64))  # camera px of the die
+    est = UNIT * math.exp(rng.uniform(-0.2, 0.2))  # the detector's size is not exact
+    cx = PATCH / 2 + rng.normal(0, 0.06) * UNIT
+    cy = PATCH / 2 + rng.normal(0, 0.06) * UNIT
+    n = max(8, int(math.ceil(CLS_CONTEXT * target)) + 2)
+    k = target / est
+    src = cv2.GaussianBlur(patch, (0, 0), 0.45 / k) if k < 0.8 else patch
+    M = cv2.getRotationMatrix2D((float(cx), float(cy)), rng.uniform(0, 360), k)
+    M[:, 2] += (n / 2 - cx, n / 2 - cy)
+    if rng.random() < 0.5:  # pip patterns are mirror-symmetric up to a turn
+        M = np.array([[-1, 0, n], [0, 1, 0]], np.float64) @ np.vstack([M, [0, 0, 1]])
+    cam = cv2.warpAffine(src, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cam = augment_colour(cam, rng)
+    return cv2.resize(cam, (VAL_SIZE, VAL_SIZE), interpolation=cv2.INTER_AREA if n > VAL_SIZE else cv2.INTER_LINEAR)
+
+
+def build_reader(widths=(32, 64, 128), hidden=128):
+    from torch import nn
+
+    def cbr(i, o):
+        return nn.Sequential(nn.Conv2d(i, o, 3, 1, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True))
+
+    a, b, c = widths
+    cells = (VAL_SIZE // 8) ** 2
+    return nn.Sequential(
+        cbr(3, a), cbr(a, a), nn.MaxPool2d(2),  # 24
+        cbr(a, b), cbr(b, b), nn.MaxPool2d(2),  # 12
+        cbr(b, c), cbr(c, c), nn.MaxPool2d(2),  # 6
+        nn.Flatten(), nn.Linear(c * cells, hidden), nn.ReLU(inplace=True), nn.Dropout(0.3), nn.Linear(hidden, 6),
+    )
+
+
+def build_cache(train: list[str], drawn: int, rng: np.random.Generator) -> dict:
+    from tablecompanion.vision.dice_model import load_net
+
+    detector = load_net("")
+    parts = []
+    for spec in train:
+        got = [p for p in photo_patches(load_split(spec), detector, rng) if 1 <= p[1] <= 6]
+        print(f"{spec}: {len(got)} die patches", flush=True)
+        parts += got
+    got = [p for p in drawn_patches(drawn, rng) if 1 <= p[1] <= 6]
+    print(f"drawn: {len(got)} die patches", flush=True)
+    parts += got
+    return {"patches": np.stack([p[0] for p in parts]), "labels": np.array([p[1] for p in parts], np.int64),
+            "sides": np.array([p[2] for p in parts], np.float32), "kinds": np.array([p[3] for p in parts], np.int64)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import torch
+    import torch.nn.functional as F
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
+    ap.add_argument("--drawn", type=int, default=1500, help="drawn scenes (about half give a flat die)")
+    ap.add_argument("--cache", default="", help="npz of canonical patches: built when missing, reused when there")
+    ap.add_argument("--minutes", type=float, default=15.0)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--init", default="", help="state dict (.pt) to start from")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(args.seed)
+    if args.cache and Path(args.cache).is_file():
+        cache = dict(np.load(args.cache))
+    else:
+        cache = build_cache(args.train, args.drawn, rng)
+        if args.cache:
+            np.savez(args.cache, **cache)
+    drawn = cache["kinds"] == 5
+    p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
+    p /= p.sum()
+    print(f"{len(p)} patches, per value {np.bincount(cache['labels'], minlength=7)[1:].tolist()}", flush=True)
+    net = build_reader()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    budget, t0, step, hist = args.minutes * 60, time.time(), 0, []
+    while time.time() - t0 < budget:
+        frac = (time.time() - t0) / budget
+        lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = rng.choice(len(p), size=args.batch, p=p)
+        xs = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
+        y = torch.from_numpy(cache["labels"][idx] - 1)
+        net.train()
+        out = net(to_input(xs))
+        loss = F.cross_entropy(out, y, label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
+        step += 1
+        if step % 100 == 0:
+            m = np.mean(hist[-100:], axis=0)
+            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
+    net.eval()
+    out_path = Path(args.out)
+    torch.save(net.state_dict(), str(out_path.with_suffix(".pt")))
+    torch.onnx.export(net, torch.zeros(1, 3, VAL_SIZE, VAL_SIZE), str(out_path), input_names=["crops"],
+                      output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
+                      dynamo=False)
+    print(f"wrote {out_path} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
