@@ -6,7 +6,8 @@ Two readers behind one call, ``read_dice(frame, config) -> list[DiceReading]``:
   convolutional detector run by ``cv2.dnn`` proposes die centres and sizes on a stride-4 grid, at
   full and half scale (dice of about 14-64 px, and larger ones at half scale); each proposal is cut
   out at a few sizes and a crop classifier (``models/dice_cls.onnx``) says no die / 1..6 / cocked;
-  overlapping finds keep the most die-like. See ``dice_model`` and ``docs/dice.md``.
+  overlapping finds keep the most die-like; dice it is sure of but cannot read get a second look
+  (``models/dice_val.onnx``, ``read_unclear``). See ``dice_model`` and ``docs/dice.md``.
 - **Pip counting** (the fallback when no network is shipped, or ``DiceConfig(model="pips")``):
   ``to_colour_space`` → ``local_face`` → ``find_pips`` → ``group_pips`` → ``prune_groups`` →
   ``group_evidence`` → reading.

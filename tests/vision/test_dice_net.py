@@ -156,9 +156,9 @@ def _dataset(name: str) -> Path:
 
 
 # Regression floors, not the goal: the figures measured on the full held-out splits (docs/dice.md:
-# byler test 87.7 %, 1 false die; matteo valid 98.0 %, 16 false dice) less a small margin. The target
+# byler test 90.9 %, 1 false die; matteo valid 98.0 %, 16 false dice) less a small margin. The target
 # is 99.5 % and is not met.
-@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.86, 4), ("matteo", "valid", 0.965, 20)])
+@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.895, 4), ("matteo", "valid", 0.965, 20)])
 def test_held_out_split_accuracy(name, split, floor, max_false):
     _net()
     res = evaluate(_dataset(name), split)
