@@ -5,8 +5,8 @@ The renderer shades the capsules' union as a height field seen from the camera (
 and fingers meet, normals from each capsule's round section), throws the pieces' shadows, and the
 union's outline is the hand mask in the truth: ``mask_from_truth`` rebuilds it from a few numbers with
 the same code (``hand_field``), so the two agree exactly. A right hand (or, with ``left``, its mirror
-image), palm down, reaching from its player's edge; the tips of the index and middle finger (the pinch) at the hand's (x, y), ``height``
-mm above the surface.
+image), palm down, reaching from its player's edge; the tips of the index and middle finger (the pinch)
+at the hand's (x, y), ``height`` mm above the surface.
 """
 
 from __future__ import annotations
@@ -355,7 +355,8 @@ def hand_alpha(sdf: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
 
 def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = None) -> np.ndarray:
     """Rebuild a frame's hand mask (bool, image size) from its truth: ``hands`` entries (player,
-    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``, ``hand``: left or right) and the ``camera`` truth (K, dist, R, t, size).
+    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``, ``hand``: left or right) and the
+    ``camera`` truth (K, dist, R, t, size).
 
     truth.jsonl stores hands this way instead of a mask per frame; the rebuilt mask is the sharp
     outline (without the motion and focus blur of the picture), from the renderer's own geometry.
