@@ -144,7 +144,7 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     pieces, pinch = _TEMPLATES[key]
     tip = np.array([hand.x, hand.y], float)
     across, back = hand.elbow_mm
-    side = -1.0 if getattr(hand, "left", False) else 1.0  # a left hand is the right one mirrored
+    side = -1.0 if hand.left else 1.0  # a left hand is the right one mirrored
     if hand.player == "bottom":
         anchor = np.array([hand.x + side * across, spec.height + back])
     else:
