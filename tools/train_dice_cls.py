@@ -228,13 +228,51 @@ def build_classifier(widths=(24, 48, 96), hidden=96):
     )
 
 
-def export(net, path: Path) -> None:
+def export(net, path: Path, size: int = CLS_SIZE) -> None:
     import torch
 
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 3, CLS_SIZE, CLS_SIZE), str(path), input_names=["crops"],
+    torch.onnx.export(net, torch.zeros(1, 3, size, size), str(path), input_names=["crops"],
                       output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
                       dynamo=False)
+
+
+def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkpoint=None) -> tuple[int, float]:
+    """The time-boxed loop the crop networks train with (this classifier, tools/train_dice_val.py): AdamW,
+    ``args.lr`` warmed up over 100 steps and cosine-decayed to 2 % over ``args.minutes``, cross-entropy
+    with 0.02 label smoothing. Each step draws ``args.batch`` examples by the weights ``p`` and
+    ``next_batch(idx)`` gives their crops (uint8, N x H x W x 3) and labels; ``checkpoint(net)`` runs every
+    500 steps when given. Returns (steps, seconds)."""
+    import torch
+    import torch.nn.functional as F
+
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    budget = args.minutes * 60
+    t0 = time.time()
+    step, hist = 0, []
+    while time.time() - t0 < budget:
+        frac = (time.time() - t0) / budget
+        lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        idx = rng.choice(len(p), size=args.batch, p=p)
+        xs, ys = next_batch(idx)
+        x = to_input(xs)
+        y = torch.from_numpy(ys)
+        net.train()
+        out = net(x)
+        loss = F.cross_entropy(out, y, label_smoothing=0.02)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
+        step += 1
+        if step % 100 == 0:
+            m = np.mean(hist[-100:], axis=0)
+            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
+        if checkpoint is not None and step % 500 == 0:
+            checkpoint(net)
+    return step, time.time() - t0
 
 
 def sampling_weights(cache: dict) -> np.ndarray:
@@ -248,7 +286,6 @@ def sampling_weights(cache: dict) -> np.ndarray:
 
 def main(argv: list[str] | None = None) -> int:
     import torch
-    import torch.nn.functional as F
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
@@ -280,35 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     net = build_classifier()
     if args.init:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    budget = args.minutes * 60
-    t0 = time.time()
-    step, hist = 0, []
-    while time.time() - t0 < budget:
-        frac = (time.time() - t0) / budget
-        lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        idx = rng.choice(len(p), size=args.batch, p=p)
-        xs, ys = batch(cache, idx, rng, args.oversize)
-        x = to_input(xs)
-        y = torch.from_numpy(ys)
-        net.train()
-        out = net(x)
-        loss = F.cross_entropy(out, y, label_smoothing=0.02)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
-        step += 1
-        if step % 100 == 0:
-            m = np.mean(hist[-100:], axis=0)
-            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
-        if step % 500 == 0:
-            export(net, Path(args.out))
+    step, seconds = train(net, p, lambda idx: batch(cache, idx, rng, args.oversize), rng, args,
+                          checkpoint=lambda n: export(n, Path(args.out)))
     export(net, Path(args.out))
     torch.save(net.state_dict(), str(Path(args.out).with_suffix(".pt")))
-    print(f"wrote {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+    print(f"wrote {args.out} after {step} steps, {seconds:.0f}s", flush=True)
     return 0
 
 

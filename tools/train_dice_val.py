@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
 from pathlib import Path
 
 import cv2
@@ -35,8 +34,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_cls import PATCH, UNIT, drawn_patches, photo_patches  # noqa: E402
-from train_dice_net import augment_colour, load_split, to_input  # noqa: E402
+from train_dice_cls import PATCH, UNIT, drawn_patches, export, photo_patches, train  # noqa: E402
+from train_dice_net import augment_colour, load_split  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
 
@@ -96,7 +95,6 @@ def build_cache(train: list[str], drawn: int, rng: np.random.Generator) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     import torch
-    import torch.nn.functional as F
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
@@ -127,34 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     net = build_reader()
     if args.init:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    budget, t0, step, hist = args.minutes * 60, time.time(), 0, []
-    while time.time() - t0 < budget:
-        frac = (time.time() - t0) / budget
-        lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        idx = rng.choice(len(p), size=args.batch, p=p)
-        xs = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
-        y = torch.from_numpy(cache["labels"][idx] - 1)
-        net.train()
-        out = net(to_input(xs))
-        loss = F.cross_entropy(out, y, label_smoothing=0.02)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
-        step += 1
-        if step % 100 == 0:
-            m = np.mean(hist[-100:], axis=0)
-            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
-    net.eval()
+
+    def next_batch(idx):
+        crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
+        return crops, cache["labels"][idx] - 1  # values 1..6 as classes 0..5
+
+    step, seconds = train(net, p, next_batch, rng, args)
     out_path = Path(args.out)
+    export(net, out_path, VAL_SIZE)
     torch.save(net.state_dict(), str(out_path.with_suffix(".pt")))
-    torch.onnx.export(net, torch.zeros(1, 3, VAL_SIZE, VAL_SIZE), str(out_path), input_names=["crops"],
-                      output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-                      dynamo=False)
-    print(f"wrote {out_path} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+    print(f"wrote {out_path} after {step} steps, {seconds:.0f}s", flush=True)
     return 0
 
 
