@@ -540,6 +540,8 @@ def _game_lines(game, match: Match, last: bool) -> list[str]:
         a = t.action
         if isinstance(a, Roll):
             rolled = (t.actor, a.dice)
+        elif isinstance(a, OpeningRoll) and a.x_die != a.o_die:  # a tie is rolled again, not written
+            rolled = ("X" if a.x_die > a.o_die else "O", (max(a.x_die, a.o_die), min(a.x_die, a.o_die)))
         elif isinstance(a, PlayAction):
             rolled = None
             d = t.dice

@@ -133,6 +133,22 @@ def test_writer_output_reads_back_to_the_same_match():
     assert steps(again) == steps(m)
 
 
+def test_a_resignation_right_after_the_opening_roll_keeps_the_dice():
+    """The opening roll's winner resigns before playing it: the file keeps the dice alone (as after any
+    roll), so the game reads back instead of ending before it started (found by hypothesis, seed
+    16777217 of test_written_match_replays_to_the_same_games)."""
+    from tablecompanion.rules.actions import AcceptResign, Resign
+
+    m = Match(5, ("Ann", "Ben"))
+    for action in (OpeningRoll(6, 5), Resign("gammon"), AcceptResign()):
+        m.apply(action)
+    text = write_mat(m)
+    assert "65:" in text.split(" Game 1")[1]
+    again, report = match_from_mat(parse_mat(text))
+    assert report.ok, report.errors
+    assert [(g.winner, g.points, g.how) for g in again.games] == [("O", 2, "resign")]
+
+
 def _expected() -> dict[str, dict]:
     path = MATCHES / "gnubg_results.jsonl"
     if not path.exists():
