@@ -108,6 +108,10 @@ class DiceConfig:
     net_dup_frac: float = 0.3
     # a die is cocked when another find on it is this sure it is tilted, P(cocked | die) (1.01: never)
     net_neighbour_cocked: float = 0.9
+    # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
+    # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
+    net_pip_frac: float = 0.55
+    net_pip_die: float = 0.9
     # the crop classifier that reads each die the network finds: "" = the shipped one
     # (models/dice_cls.onnx; the network's own value head when it is not there), "none", or a path;
     # a find with P(no die) above 1 - cls_min_die is dropped
@@ -834,6 +838,18 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
             for (heat, x, y, side, d), p in zip(kept, probs)]
 
 
+def _pips_of(find, chosen, config: DiceConfig) -> bool:
+    """Whether every find in ``chosen`` is small beside ``find`` (a flat die the classifier is sure of) and
+    lies within its top face: one of its pips, which the classifier, shown a pip alone, takes for a 1."""
+    _, x, y, side, _, cocked, sure, _ = find
+
+    def pip_like(u) -> bool:  # a pip alone shows no more than one pip, and no tilt
+        one_or_unsure = int(np.argmax(u[4])) == 0 or float(np.max(u[4])) < config.net_min_value
+        return not u[5] and one_or_unsure and u[3] <= config.net_pip_frac * side and math.dist((x, y), u[1:3]) < 0.5 * side
+
+    return not cocked and sure >= config.net_pip_die and all(pip_like(u) for u in chosen)
+
+
 def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT_CONFIG) -> list[DiceReading]:
     """Readings from the network's candidates: finds the classifier calls no die are dropped; of finds on
     one die (its top face, a side face, a few pips) the most die-like stays; a value needs
@@ -859,6 +875,9 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
         near = [i for i, u in enumerate(chosen) if math.dist(t[1:3], u[1:3]) < config.net_nms_frac * max(t[3], u[3])]
         if not near:
             chosen.append(list(t))
+        elif config.net_pip_frac > 0 and _pips_of(t, [chosen[i] for i in near], config):
+            # the finds chosen so far here are pips of this larger die (a pip alone reads as a small 1)
+            chosen = [u for i, u in enumerate(chosen) if i not in near] + [list(t)]
         elif (t[7] >= config.net_neighbour_cocked and t[3] >= chosen[near[0]][3]
               and math.dist(t[1:3], chosen[near[0]][1:3]) >= 0.6 * chosen[near[0]][3]):
             # a find beside this one, at least as large and over half a side off, sure it sees a tilted

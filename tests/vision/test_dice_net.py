@@ -156,9 +156,9 @@ def _dataset(name: str) -> Path:
 
 
 # Regression floors, not the goal: the figures measured on the full held-out splits (docs/dice.md:
-# byler test 90.9 %, 1 false die; matteo valid 98.0 %, 16 false dice) less a small margin. The target
+# byler test 90.9 %, 1 false die; matteo valid 98.4 %, 12 false dice) less a small margin. The target
 # is 99.5 % and is not met.
-@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.895, 4), ("matteo", "valid", 0.965, 20)])
+@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.895, 4), ("matteo", "valid", 0.975, 15)])
 def test_held_out_split_accuracy(name, split, floor, max_false):
     _net()
     res = evaluate(_dataset(name), split)
@@ -198,3 +198,26 @@ def test_selection_drops_what_the_classifier_calls_no_die_and_doubts_unsure_valu
     r, = select_readings([_cand(50, 50, p_none=0.0, p_value=unsure)], DEFAULT_CONFIG)
     assert (r.value, r.status) == (None, "unclear")
     assert select_readings([_cand(50, 50, heat=0.5 * DEFAULT_CONFIG.net_min_heat)], DEFAULT_CONFIG) == []
+
+
+def test_selection_gives_a_die_back_the_pip_read_as_a_small_one():
+    """A pip of a 2 found alone reads as a small, sure 1 and outscores the die: the die takes its place."""
+    pip = _cand(100, 94, side=12, p_none=0.0, value=1, p_value=0.98)
+    die = _cand(102, 100, side=32, p_none=0.05, value=2, p_value=0.85)
+    assert [(r.value, r.centre) for r in select_readings([pip, die], DEFAULT_CONFIG)] == [(2, (102, 100))]
+    # the old choice, with the rule off: the pip wins
+    off = replace(DEFAULT_CONFIG, net_pip_frac=0.0)
+    assert [r.value for r in select_readings([pip, die], off)] == [1]
+
+
+def test_selection_keeps_small_dice_that_show_more_than_one_pip():
+    """A find spanning a cluster of dice does not swallow a smaller die that shows a 5: a pip never does."""
+    small = _cand(100, 100, side=16, p_none=0.0, value=5, p_value=0.95)
+    cluster = _cand(104, 104, side=40, p_none=0.05, value=3, p_value=0.9)
+    assert [r.value for r in select_readings([small, cluster], DEFAULT_CONFIG)] == [5]
+    # nor is a small find a pip of a die the classifier doubts, or of a cocked one
+    pip = _cand(100, 94, side=12, p_none=0.0, value=1, p_value=0.98)
+    doubted = _cand(102, 100, side=32, p_none=0.3, value=2, p_value=0.85)
+    assert [r.value for r in select_readings([pip, doubted], DEFAULT_CONFIG)] == [1]
+    cocked = _cand(102, 100, side=32, p_none=0.02, value=2, p_value=0.2, p_cocked=0.7)
+    assert [r.value for r in select_readings([pip, cocked], DEFAULT_CONFIG)] == [1]
