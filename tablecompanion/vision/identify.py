@@ -222,6 +222,17 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
                        f"where it puts checkers: please look",
                 points=tuple(sorted(set(_points_of([best_play])) | set(unseen), reverse=True)),
             )
+        hidden = _arrivals_in_piles(before, best_play.result(), seen)
+        if hidden:
+            # the play's checkers went onto piles the camera sees only as rows, and the pile next door could
+            # as well hold one of them: a checker put a point off onto it fits the board just as this play does
+            return Identification(
+                "ambiguous", None, 0.0, 0.0, closest,
+                reason=f"{best_play} fits, but it puts checkers on the pile{'s' if len(hidden) > 1 else ''} on "
+                       f"{', '.join(map(_name, hidden))}, which the camera cannot count, next to another pile: please look",
+                points=tuple(sorted(set(_points_of([best_play])) | {q for p in hidden for q in (p - 1, p, p + 1)
+                                                                    if q in _mover_piles(seen)}, reverse=True)),
+            )
         runner_up = ranked[1][1] if len(ranked) > 1 else CONFIDENT_MARGIN
         confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
         return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
@@ -292,6 +303,21 @@ def _destinations_not_seen(before: Position, result: Position, seen: BoardObserv
     return tuple(sorted((i + 1 for i in range(24)
                          if result.on_roll[i] > before.on_roll[i] and i + 1 in seen.uncertain and seen.mover[i] == 0),
                         reverse=True))
+
+
+def _mover_piles(seen: BoardObservation) -> tuple[int, ...]:
+    """The mover's points read as a lower bound (a full row that may carry a pile)."""
+    return tuple(sorted((p for p in seen.at_least if p <= 24 and seen.mover[p - 1] > 0), reverse=True))
+
+
+def _arrivals_in_piles(before: Position, result: Position, seen: BoardObservation) -> tuple[int, ...]:
+    """The piles ``result`` puts the mover's checkers on without the reader seeing them arrive (it reads
+    fewer there than the result holds) that lie next to another of the mover's piles: from straight above
+    a checker counted a point short or long onto the neighbouring pile looks the same as the play."""
+    piles = set(_mover_piles(seen))
+    return tuple(p for p in sorted(piles, reverse=True)
+                 if result.on_roll[p - 1] > before.on_roll[p - 1] and seen.mover[p - 1] < result.on_roll[p - 1]
+                 and (p - 1 in piles or p + 1 in piles))
 
 
 def _told_by_tray(plays: Sequence[Play], seen: BoardObservation) -> Play | None:

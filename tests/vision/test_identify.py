@@ -309,3 +309,39 @@ def test_a_play_whose_destinations_were_not_seen_asks_for_a_look():
     other[19] = 0  # the 20-point, empty before and after
     found = identify_play(start, (5, 2), BoardObservation(tuple(other), start.opponent, uncertain={20}))
     assert found.verdict == "legal" and found.play == legal
+
+
+def test_a_play_onto_two_neighbouring_piles_asks_for_a_look():
+    """O's 6-5, 7/2 7/1, onto piles of 5 and 7 seen from straight above as two rows of five (match 50 of the
+    footage, game 1 turn 56): a checker put a point off, onto the other pile, shows the same board. The
+    camera cannot tell the play from that mistake, so it asks rather than calls it legal."""
+    mover = [0] * 25
+    mover[0], mover[1], mover[6] = 7, 5, 3
+    opponent = [0] * 25
+    opponent[5] = 15
+    before = Position.from_board(mover, opponent)
+    play = before.parse_play("7/2 7/1", (6, 5))
+    seen = list(play.result().on_roll)
+    seen[0] = seen[1] = 5  # the rows; the piles on them are not counted
+    found = identify_play(before, (6, 5), BoardObservation(tuple(seen), play.result().opponent, at_least={1, 2}))
+    assert found.verdict == "ambiguous" and found.play is None
+    assert {1, 2} <= set(found.points) and "pile" in found.reason
+    # one pile only: the 2-point's count is seen, so a checker a point off would show there
+    mover[1], mover[6] = 3, 5
+    before = Position.from_board(mover, opponent)
+    play = before.parse_play("7/2 7/1", (6, 5))
+    seen = list(play.result().on_roll)
+    seen[0] = 5
+    found = identify_play(before, (6, 5), BoardObservation(tuple(seen), play.result().opponent, at_least={1}))
+    assert found.verdict == "legal" and found.play == play
+
+
+def test_a_play_onto_a_pile_far_from_the_other_piles_stands():
+    """24/13 onto the mid-point's row of five while the 6-point's row is full too: nobody counts 18 pips
+    short, so the two piles are no reason to doubt the play (the opening 6-5 of every match)."""
+    start = Position.initial()
+    play = start.parse_play("24/13", (6, 5))
+    seen = list(play.result().on_roll)
+    seen[12] = 5  # six on the mid-point, seen as its row
+    found = identify_play(start, (6, 5), BoardObservation(tuple(seen), start.opponent, at_least={6, 13}))
+    assert found.verdict == "legal" and found.play == play
