@@ -220,6 +220,11 @@ class DiceLocator:
         """The roll reader's placements and verdict (``RollWatcher`` asks its reader), or None without it."""
         return self.roll_reader.verdict_for if self.roll_reader is not None else None
 
+    @property
+    def proposal_for(self):
+        """The roll reader's proposal for a roll unclear only for what a die touches, or None without it."""
+        return self.roll_reader.proposal_for if self.roll_reader is not None else None
+
     def gone(self, frame) -> bool:
         """Every settled die has left its place, and the table shows there as it did before the throw."""
         if not self.settled or self.reference_grey is None:

@@ -41,7 +41,10 @@ def _roll_settled(obs: Any) -> dict:
     frame = getattr(obs, "frame", None)
     if not valid:
         reason = getattr(verdict, "reason", None) or getattr(obs, "reason", None) or str(verdict)
-        return {"type": "roll_void", "reason": str(reason), "frame": frame}
+        out = {"type": "roll_void", "reason": str(reason), "frame": frame}
+        if getattr(obs, "proposal", None):
+            out["proposal"] = [int(v) for v in obs.proposal]
+        return out
     values = getattr(obs, "values", None)
     if callable(values):
         values = values()

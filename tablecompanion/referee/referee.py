@@ -113,6 +113,8 @@ def normalize_action(action: Any) -> tuple[str, dict]:
         payload["level"] = level
     elif kind == "void":
         payload["reason"] = _text(action.get("reason"), "reason", "void") or "void"
+        if action.get("proposal") is not None:
+            payload["proposal"] = _dice(action["proposal"])
     return kind, payload
 
 
@@ -358,7 +360,10 @@ class Referee:
                 return self._process("roll", {"dice": _dice(obs.get("dice"))}, "camera", time, frame)
             if typ == "roll_void":
                 reason = _text(obs.get("reason"), "reason", "void") or "void"
-                return self._process("void", {"reason": reason}, "camera", time, frame)
+                payload = {"reason": reason}
+                if obs.get("proposal") is not None:
+                    payload["proposal"] = _dice(obs["proposal"])
+                return self._process("void", payload, "camera", time, frame)
             if typ == "dice_picked_up":
                 s = self._state
                 if s.game.awaiting != "play" and s.flag is None:

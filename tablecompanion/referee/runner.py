@@ -309,7 +309,10 @@ class CameraPipeline:
 
     def _roll(self, ev, image) -> dict:
         if ev.verdict != "valid":
-            return {"type": "roll_void", "reason": ev.reason, "frame": image}
+            obs = {"type": "roll_void", "reason": ev.reason, "frame": image}
+            if getattr(ev, "proposal", None):
+                obs["proposal"] = list(ev.proposal)
+            return obs
         values = [d.value for d in ev.dice]
         if ev.opening and self.calibration is not None:
             values = self._opening_order(ev.dice, values)

@@ -174,6 +174,9 @@ class TableState:
         self.timeout: dict | None = None
         self.last_time: float | None = None
         self.voids = 0
+        # the roll the camera read but could not accept only for what a die touches, until the next event:
+        # a person who sees the die lie flat enters it as the roll
+        self.roll_proposal: dict | None = None
         self.events_applied = 0
         self.last_roll_n: int | None = None  # event n of the roll now on the table (cancellable by void)
 
@@ -235,6 +238,8 @@ class TableState:
         games_before = len(self.match.games)
         self._gno = self.game_number
         decisions = handler(ev)
+        if ev.kind != "void":
+            self.roll_proposal = None
         decisions.extend(self._after_games(games_before, ev))
         self.events_applied += 1
         self.last_time = ev.time
@@ -681,9 +686,17 @@ class TableState:
         entry = self._history(ev, "void", player, reason=reason, evidence=ev.evidence, cancelled_roll=cancelled)
         self._stamp(entry)
         who = self._name(player) if player else "the opening roll"
-        return [{"decision": "void_roll", "player": player, "reason": reason, "evidence": ev.evidence,
-                 "cancelled_roll": cancelled,
-                 "message": f"void roll ({who}): {reason}; roll again"}]
+        proposal = ev.payload.get("proposal")
+        decision = {"decision": "void_roll", "player": player, "reason": reason, "evidence": ev.evidence,
+                    "cancelled_roll": cancelled, "message": f"void roll ({who}): {reason}; roll again"}
+        self.roll_proposal = None
+        if proposal and not cancelled:
+            roll = "-".join(map(str, sorted(proposal, reverse=True)))
+            self.roll_proposal = {"player": player, "dice": list(proposal), "reason": reason}
+            decision["proposal"] = list(proposal)
+            decision["message"] = (f"void roll ({who}): {reason}; the camera read {roll}: "
+                                   f"if the die lies flat, enter {roll}, else roll again")
+        return [decision]
 
     def _on_timeout(self, ev: Event) -> list[dict]:
         loser = ev.payload["player"]
@@ -772,6 +785,7 @@ class TableState:
             "move_policy": s.move_policy,
             "settings": s.to_dict(),
             "voids": self.voids,
+            "roll_proposal": dict(self.roll_proposal) if self.roll_proposal else None,
             "chouette": m.summary() if hasattr(m, "summary") else None,
         }
         if not public:

@@ -122,6 +122,11 @@ class EvalResult:
     reasons: Counter = field(default_factory=Counter)
     accepted_invalid: list = field(default_factory=list)
     good_void: list = field(default_factory=list)
+    # rolls unclear only for what a die touches, put to the players (RollReading.proposal): a good roll's
+    # proposal with its right or wrong values, and invalid rolls proposed (a die leaning: a person says no)
+    good_proposed_right: int = 0
+    good_proposed_wrong: int = 0
+    invalid_proposed: int = 0
     seconds: float = 0.0
     read_seconds: float = 0.0
 
@@ -146,6 +151,8 @@ class EvalResult:
             "reasons": dict(self.reasons.most_common(20)),
             "accepted_invalid": self.accepted_invalid, "good_void": self.good_void[:30],
             "read_ms_mean": round(1000 * self.read_seconds / self.cases, 1) if self.cases else None,
+            "good_proposed_right": self.good_proposed_right, "good_proposed_wrong": self.good_proposed_wrong,
+            "invalid_proposed": self.invalid_proposed,
         }
 
     def format(self) -> str:
@@ -160,6 +167,8 @@ class EvalResult:
             f"({100 * (self.good_called_void + self.good_unclear) / g:.1f} % not accepted, target < 1 %)",
             f"good rolls accepted with the right values: {self.good_right_values} / {self.good} "
             f"({100 * self.good_right_values / g:.1f} %), wrong values: {self.good_wrong_values}",
+            f"unclear only for what a die touches, put to the players: good rolls {self.good_proposed_right} with the "
+            f"right values, {self.good_proposed_wrong} wrong; invalid rolls {self.invalid_proposed}",
             "per kind (right verdict / all):",
         ]
         for k in KINDS:
@@ -224,8 +233,15 @@ def score_case(res: EvalResult, case: Case, rr, truth: dict) -> None:
             else:
                 res.good_unclear += 1
             res.good_void.append({"case": case.index, "kind": case.kind, "preset": case.preset, "reason": rr.reason})
+            if rr.proposal is not None:
+                if sorted(rr.proposal) == sorted(d["top_value"] for d in truth["dice"]):
+                    res.good_proposed_right += 1
+                else:
+                    res.good_proposed_wrong += 1
     else:
         res.invalid += 1
+        if rr.proposal is not None:
+            res.invalid_proposed += 1
         if rr.verdict == "valid":
             res.invalid_accepted += 1
             outcome = "ACCEPTED"

@@ -238,6 +238,9 @@ class DieSeen:
     reason: str = ""  # why cocked / unclear: "resting on a checker", "tilted", "unreadable"
     reading: DiceReading | None = field(default=None, repr=False)
     features: dict = field(default_factory=dict, repr=False)
+    # the value a die read flat shows when only what it touches keeps it from counting: a person who sees
+    # it lie flat can take the roll instead of re-rolling (``RollReader.proposal_for``)
+    proposed: int | None = None
 
     def as_reading(self) -> DiceReading:
         """A :class:`DiceReading` (what ``RollWatcher`` and ``judge_roll`` take) with this verdict's status."""
@@ -274,6 +277,25 @@ class RollReading:
     @property
     def values(self) -> tuple[int | None, ...]:
         return tuple(d.value for d in self.dice)
+
+    @property
+    def proposal(self) -> tuple[int, ...] | None:
+        """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`)."""
+        return propose(self.dice, 2) if self.verdict == "unclear" else None
+
+
+def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | None:
+    """The roll ``dice`` show if those unclear only for what they touch lie flat (``DieSeen.proposed``),
+    when every other die is flat, read and placed right; None otherwise."""
+    if len(dice) != expected or not any(d.proposed for d in dice):
+        return None
+    values = []
+    for d in dice:
+        value = d.value if d.status == "flat" else d.proposed if d.status == "unclear" else None
+        if value is None or d.placement not in ("ok", "unknown"):
+            return None
+        values.append(int(value))
+    return tuple(values)
 
 
 def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict, str]:
@@ -1033,10 +1055,12 @@ class RollReader:
         elif status == "cocked" and not reason:
             reason = "tilted"
         value = d.value if status == "flat" else None
+        proposed = d.value if status == "unclear" and reason.startswith("touching ") else None
         reading = d.reading
         if reading is not None:
             reading = replace(reading, value=value, status=status)
-        return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading)
+        return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading,
+                       proposed=proposed)
 
     def _tilt_reason(self, f: dict, value: int | None) -> str:
         c = self.config
@@ -1071,6 +1095,23 @@ class RollReader:
                     expected: int = 2) -> tuple[list[Placement], str, str]:
         """Placements and the verdict ("valid"/"void") of readings this reader returned, for ``roller``:
         what ``RollWatcher`` asks its reader when it can answer. An unclear roll is void ("re-roll")."""
+        dice = self._judged(readings, roller, opening)
+        verdict, reason = judge_dice(dice, expected)
+        if verdict == "unclear":
+            verdict = "void"
+        return [d.placement for d in dice], verdict, reason
+
+    def proposal_for(self, readings: Sequence[DiceReading], roller: Player = "bottom", opening: bool = False,
+                     expected: int = 2) -> tuple[int, ...] | None:
+        """The roll these readings show if the dice left unclear only for what they touch lie flat: every
+        die read, placed right and otherwise flat. A die beside a checker or the rail may lean on it, and at
+        webcam resolution a lean of 20-30 degrees does not show, so the reader cannot accept the roll; a
+        person at the table can see it, as a floor referee would. None when there is nothing to propose."""
+        return propose(self._judged(readings, roller, opening), expected)
+
+    def _judged(self, readings: Sequence[DiceReading], roller: Player, opening: bool) -> list[DieSeen]:
+        """The dice of the last read behind ``readings`` (a die this reader did not read is taken as it
+        comes), placed for ``roller``."""
         known = list(self.last.dice) if self.last is not None else []
         dice = []
         for r in readings:
@@ -1083,10 +1124,7 @@ class RollReader:
         dice = [self._place(d, roller, opening) for d in dice]
         if opening:
             dice = self._opening_placements(dice)
-        verdict, reason = judge_dice(dice, expected)
-        if verdict == "unclear":
-            verdict = "void"
-        return [d.placement for d in dice], verdict, reason
+        return dice
 
     def _place(self, d: DieSeen, roller: Player, opening: bool) -> DieSeen:
         x, y = d.board_mm

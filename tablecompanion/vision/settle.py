@@ -58,6 +58,9 @@ class RollSettled:
     frame_index: int
     time: float
     opening: bool = False
+    # a void roll that is unclear only for what a die touches: the values read, for a person to take if
+    # they see the die lie flat (None otherwise; ``RollReader.proposal_for``)
+    proposal: tuple[int, ...] | None = None
 
     @property
     def values(self) -> tuple[int | None, ...]:
@@ -251,7 +254,10 @@ class RollWatcher:
             if self.opening and verdict == "valid" and readings[0].value == readings[1].value \
                     and "opening doubles" not in reason:
                 reason += " (opening doubles: roll again)"
-            return RollSettled(readings, tuple(placements), verdict, reason, idx, t, self.opening)
+            propose = getattr(self.reader, "proposal_for", None)
+            proposal = propose(readings, self.roller_side, self.opening, self.config.expected_dice) \
+                if verdict != "valid" and not self.opening and callable(propose) else None
+            return RollSettled(readings, tuple(placements), verdict, reason, idx, t, self.opening, proposal)
         if self.opening:
             placements = place_opening_roll(list(readings), self.board_from_image, self.geometry)
         else:

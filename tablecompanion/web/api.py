@@ -31,7 +31,7 @@ ACTIONS = {
     "undo": set(),
     "correct": set(),
     "accept_illegal": set(),
-    "void": set(),
+    "void": {"proposal"},  # optional: the dice a camera read but could not accept (a die touching a checker)
     "new_game": set(),
     # words a client may use for the answer to whatever is on offer (resolved against the table's state)
     "accept": set(),
@@ -123,6 +123,10 @@ def validate_action(body: dict) -> dict:
         dice = body.get("dice")
         if not (isinstance(dice, list) and len(dice) == 2 and all(_is_die(d) for d in dice)):
             raise ApiError(400, "'dice' must be two whole numbers from 1 to 6, e.g. [6, 3]")
+    if "proposal" in body:
+        proposal = body["proposal"]
+        if not (isinstance(proposal, list) and len(proposal) == 2 and all(_is_die(d) for d in proposal)):
+            raise ApiError(400, "'proposal' must be two whole numbers from 1 to 6, e.g. [6, 3]")
     if action == "play":
         play = body.get("play")
         if not isinstance(play, str) or len(play) > 200:

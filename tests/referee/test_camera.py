@@ -137,3 +137,43 @@ def test_bad_board_observation_is_400_and_changes_nothing(make_ref):
         ref.observe({"type": "board", "board": bad})
     assert err.value.status == 400
     assert ref.snapshot()["history"] == before["history"]
+
+
+def test_a_roll_the_camera_could_not_accept_for_what_a_die_touches_can_be_taken(make_ref):
+    """The camera read 6-3 but a die touches a checker: void, with the values kept; the operator who sees
+    the die lie flat enters them, and the proposal goes with the next event."""
+    ref = make_ref()
+    ref.observe({"type": "roll", "dice": [3, 1]})
+    ref.act({"action": "play", "play": "8/5 6/5"})
+    out = ref.observe({"type": "roll_void", "reason": "die 2 unclear (touching a checker: it may lean on it): re-roll",
+                       "proposal": [6, 3]})
+    assert decisions(out) == ["void_roll"] and out[0]["proposal"] == [6, 3]
+    assert "enter 6-3" in out[0]["message"]
+    snap = ref.snapshot()
+    assert snap["roll_proposal"]["dice"] == [6, 3] and snap["roll_proposal"]["player"] == "O"
+    assert snap["dice"] is None  # nothing entered until a person says so
+    ref.act({"action": "roll", "dice": [6, 3]})
+    snap = ref.snapshot()
+    assert snap["dice"] == [6, 3] and snap["roll_proposal"] is None
+
+
+def test_a_proposal_lasts_until_the_next_event_and_must_be_two_dice(make_ref):
+    ref = make_ref()
+    ref.observe({"type": "roll", "dice": [3, 1]})
+    ref.act({"action": "play", "play": "8/5 6/5"})
+    ref.observe({"type": "roll_void", "reason": "touching the board's edge", "proposal": [5, 5]})
+    ref.observe({"type": "roll_void", "reason": "die 1 cocked (resting on a checker)"})  # the re-roll, void again
+    assert ref.snapshot()["roll_proposal"] is None
+    with pytest.raises(RefereeError):
+        ref.observe({"type": "roll_void", "reason": "touching", "proposal": [7, 1]})
+    assert ref.snapshot()["voids"] == 2
+
+
+def test_a_settled_roll_carries_its_proposal_to_the_referee():
+    from tablecompanion.referee.observations import to_observation
+    from tablecompanion.vision.settle import RollSettled
+
+    ev = RollSettled((), (), "void", "die 2 unclear (touching a checker: it may lean on it): re-roll", 7, 0.2,
+                     proposal=(6, 3))
+    assert to_observation(ev) == {"type": "roll_void", "reason": ev.reason, "frame": None, "proposal": [6, 3]}
+    assert "proposal" not in to_observation(RollSettled((), (), "void", "die 1 across the bar", 7, 0.2))

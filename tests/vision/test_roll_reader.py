@@ -17,7 +17,7 @@ from tablecompanion.sim.render import renderer_for
 from tablecompanion.vision.dice import DiceReading
 from tablecompanion.vision.roll_eval import checker_centres
 from tablecompanion.vision.roll_reader import (
-    DieSeen, RollReadError, RollReader, RollReaderConfig, camera_from_homography, grid_read, judge_dice,
+    DieSeen, RollReadError, RollReader, RollReaderConfig, camera_from_homography, grid_read, judge_dice, propose,
 )
 
 
@@ -481,3 +481,32 @@ def test_a_face_fitted_half_off_the_die_is_no_second_die():
     assert sorted(d["top_value"] for d in truth["dice"]) == [3, 5] and all(d["valid"] for d in truth["dice"])
     assert old.verdict == "valid" and sorted(old.values) == [3, 3]
     assert rr.verdict != "valid" and not any(d.value == 3 and d is not _die_at(rr, truth["dice"][1]) for d in rr.dice)
+
+
+def test_a_flat_die_touching_a_checker_is_put_to_the_players_not_accepted():
+    """A flat die beside a checker may as well lean on it, so the roll is not accepted; the values it shows
+    are kept as a proposal for a person who sees it lie flat (pose seeds 12 and 32: the 3 lands against a
+    checker of the 6-point's stack)."""
+    reader, img, truth = _roll((Die(6, pose_seed=12), Die(3, pose_seed=32)))
+    rr = reader.read(img, roller="bottom")
+    assert rr.verdict == "unclear" and "touching a checker" in rr.reason
+    assert rr.values.count(None) == 1  # the touching die has no value
+    assert sorted(rr.proposal) == sorted(d["top_value"] for d in truth["dice"]) == [3, 6]
+    # the watcher's question gives the same answer from the readings it got
+    readings = [d.as_reading() for d in rr.dice]
+    assert sorted(reader.proposal_for(readings, "bottom")) == [3, 6]
+
+
+def _seen(value, status="flat", placement="ok", reason="", proposed=None):
+    return DieSeen(value, status, placement, (0.0, 0.0), (0.0, 0.0), 1.0, reason, proposed=proposed)
+
+
+def test_only_a_roll_unclear_for_what_a_die_touches_is_proposed():
+    touching = _seen(None, "unclear", reason="touching a checker: it may lean on it", proposed=3)
+    assert propose([_seen(6), touching]) == (6, 3)
+    assert propose([touching, replace(touching, proposed=5)]) == (3, 5)
+    assert propose([_seen(6), _seen(3)]) is None  # nothing in doubt: nothing to propose
+    assert propose([_seen(None, "cocked", reason="resting on a checker"), touching]) is None
+    assert propose([_seen(None, "unclear", reason="unreadable"), touching]) is None
+    assert propose([_seen(6, placement="across the bar"), touching]) is None
+    assert propose([touching]) is None  # one die of two seen

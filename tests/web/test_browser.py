@@ -164,9 +164,23 @@ def test_operator_plays_turns_in_the_browser(driver, shots, tmp_path):
         assert not driver.find_element(css, "#double-btn").is_enabled()
         driver.find_element(css, "#take-btn").click()
         wait_text("#cube", "2 · Alice")
-        driver.find_element(css, "#dice-input").send_keys("44")
-        driver.find_element(css, "#roll-btn").click()
+        # the camera read 4-4 but could not accept it (a die touches a checker): the roll is void and put
+        # to the operator, who sees the die lie flat and takes it with one click (posted here as the
+        # runner's void would be)
+        answer = driver.execute_async_script(
+            "var done = arguments[arguments.length - 1];"
+            "var c = JSON.parse(document.getElementById('cfg').textContent);"
+            "fetch(c.actions_url, {method: 'POST', credentials: 'same-origin', headers: {'Content-Type': "
+            "'application/json', 'Accept': 'application/json', 'X-CSRF-Token': c.csrf}, body: JSON.stringify("
+            "{action: 'void', reason: 'die 2 unclear (touching a checker: it may lean on it): re-roll', "
+            "proposal: [4, 4]})}).then(function (r) { return r.text(); }).then(done, done);")
+        assert '"proposal"' in answer, answer
+        wait.until(EC.presence_of_element_located((css, "#roll-proposal")))
+        assert "4-4" in text("#roll-proposal") and "touching a checker" in text("#roll-proposal")
+        driver.save_screenshot(str(shots / "table-roll-to-confirm.png"))
+        driver.find_element(css, "#proposal-btn").click()
         wait_text("#status-line", "Bob to play 4-4")
+        assert not driver.find_elements(css, "#roll-proposal")
         driver.save_screenshot(str(shots / "table-operator.png"))
 
         # the display followed every change without reload, and shows no flags or controls

@@ -277,6 +277,15 @@
       resetPending(); drawPending(); clearMarks("dest"); clearMarks("sel-ck");
       $("play-input").value = "";
     });
+    /* a roll the camera could not accept only for what a die touches: the operator, seeing it lie flat,
+       takes it (the flags box is redrawn on every update, so the click is caught on its container) */
+    var flagsBox = $("flags");
+    if (flagsBox) flagsBox.addEventListener("click", function (ev) {
+      var b = ev.target.closest && ev.target.closest(".propose-btn");
+      if (!b) return;
+      var dice = (b.getAttribute("data-dice") || "").split(" ").map(Number);
+      if (dice.length === 2) send({ action: "roll", dice: dice });
+    });
     var plays = $("plays");
     if (plays) plays.addEventListener("click", function (ev) {
       var b = ev.target.closest && ev.target.closest(".play-item");
