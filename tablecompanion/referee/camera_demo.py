@@ -26,7 +26,8 @@ MAX_UNDO = 6
 
 @dataclass
 class TurnTally:
-    """Per turn of the footage: who read the roll and who read the play ("camera", "operator", "corrected")."""
+    """Per turn of the footage: who read the roll and who read the play ("camera", "operator", "corrected";
+    a roll the camera read but put to the players, taken by the operator: "confirmed")."""
 
     turns: list[dict] = field(default_factory=list)
 
@@ -34,7 +35,7 @@ class TurnTally:
         rolls = [t for t in self.turns if t["kind"] == "roll"]
         out = {"turns": len(self.turns), "roll_turns": len(rolls), "cube_or_resign_turns": len(self.turns) - len(rolls)}
         for what in ("roll", "play"):
-            for who in ("camera", "operator", "corrected", "failed"):
+            for who in ("camera", "confirmed", "operator", "corrected", "failed"):
                 out[f"{what}_{who}"] = sum(1 for t in rolls if t.get(what) == who)
         return out
 
@@ -102,8 +103,11 @@ class FootageOperator:
             if where == "done":
                 break
             if where == "before_roll":
-                self._act({"action": "roll", "dice": self._dice(rec)})
-                roll_by = "operator" if roll_by == "camera" else roll_by
+                proposal = self.referee.state.roll_proposal
+                dice = self._dice(rec)
+                self._act({"action": "roll", "dice": dice})
+                if roll_by == "camera":  # the camera's proposal, seen to lie flat, is taken with a click
+                    roll_by = "confirmed" if proposal and sorted(proposal["dice"]) == sorted(dice) else "operator"
                 where = "before_play"
                 if self.referee.state.game.awaiting != "play":
                     play_by = "operator"

@@ -217,6 +217,28 @@ def test_footage_operator_enters_what_the_camera_missed_and_corrects_what_it_mis
     assert summary["roll_camera"] == 1 and summary["roll_corrected"] == 1 and summary["roll_operator"] == 1
 
 
+def test_footage_operator_takes_a_roll_the_camera_put_to_the_players():
+    """The camera read the roll but a die touched a checker: the void carries the values, and the operator,
+    seeing the die flat (the footage's throw was good), takes them: a confirmed roll, not a typed one."""
+    mat = _mat()
+    recs = _records(mat, 2)
+    ref = _referee(mat)
+    turns: list = []
+    op = FootageOperator(ref, turns)
+    first, second = recs[0], recs[1]
+    ref.observe({"type": "roll", "dice": FootageOperator._dice(first)})
+    ref.act({"action": "play", "play": first["play"]}, "camera")
+    turns.append(first)
+    op(None, {"phase": "settled"})
+    ref.observe({"type": "roll_void", "reason": "die 2 unclear (touching a checker: it may lean on it): re-roll",
+                 "proposal": list(reversed(second["dice"]))})
+    turns.append(second)
+    op.finish()
+    assert [t["roll"] for t in op.tally.turns] == ["camera", "confirmed"]
+    assert op.tally.summary()["roll_confirmed"] == 1
+    assert ref.state.game.position.position_id() == second["position_id_after"]
+
+
 def test_simulator_footage_is_read_by_the_camera_pipeline():
     """Two turns of the demo match's footage through calibration, dice and board reading: the camera reads
     both rolls and both plays (the operator enters nothing)."""
