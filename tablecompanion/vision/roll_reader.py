@@ -280,8 +280,9 @@ class RollReading:
 
     @property
     def proposal(self) -> tuple[int, ...] | None:
-        """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`)."""
-        return propose(self.dice, 2) if self.verdict == "unclear" else None
+        """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`);
+        never for the opening roll, whose dice belong one to each player."""
+        return propose(self.dice, 2) if self.verdict == "unclear" and not self.opening else None
 
 
 def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | None:
