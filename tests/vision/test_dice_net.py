@@ -156,9 +156,9 @@ def _dataset(name: str) -> Path:
 
 
 # Regression floors, not the goal: the figures measured on the full held-out splits (docs/dice.md:
-# byler test 93.2 %, 1 false die; matteo valid 98.8 %, 12 false dice) less a small margin. The target
+# byler test 94.5 %, 1 false die; matteo valid 98.4 %, 12 false dice) less a small margin. The target
 # is 99.5 % and is not met.
-@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.92, 4), ("matteo", "valid", 0.98, 15)])
+@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.93, 4), ("matteo", "valid", 0.975, 15)])
 def test_held_out_split_accuracy(name, split, floor, max_false):
     _net()
     res = evaluate(_dataset(name), split)

@@ -59,13 +59,13 @@ def test_a_named_reader_that_is_not_there_is_an_error(tmp_path):
 
 def test_on_held_out_photos_it_reads_more_dice_and_no_more_wrong_values():
     """byler's test split, read with and without the second look: dice the classifier left unclear are now
-    read (docs/dice.md: 270 -> 287 of 308 with the shipped reader), and wrong values do not grow."""
+    read (docs/dice.md: 270 -> 291 of 308 with the shipped reader), and wrong values do not grow."""
     root = DATA / "byler"
     if not (root / "labels.csv").is_file():
         pytest.skip(f"shared dice photos not found: {root}")
     _reader()
     without = evaluate(root, "test", replace(DEFAULT_CONFIG, value_reader="none"))
     with_reader = evaluate(root, "test")
-    assert with_reader.correct >= without.correct + 12, (without.format(), with_reader.format())
+    assert with_reader.correct >= without.correct + 15, (without.format(), with_reader.format())
     assert with_reader.wrong <= without.wrong, (without.format(), with_reader.format())
     assert with_reader.dice == without.dice and with_reader.misses == without.misses
