@@ -216,23 +216,18 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         if unseen:
             # the play fits only because the points it puts checkers on were left out: where the checkers
             # went was never seen, and a checker put a point off by them fits as well (an illegal play)
-            return Identification(
-                "ambiguous", None, 0.0, 0.0, closest,
-                reason=f"{best_play} fits, but the camera could not read {', '.join(map(_name, unseen))}, "
-                       f"where it puts checkers: please look",
-                points=tuple(sorted(set(_points_of([best_play])) | set(unseen), reverse=True)),
-            )
+            return _ask_for_a_look(closest, f"{best_play} fits, but the camera could not read "
+                                            f"{', '.join(map(_name, unseen))}, where it puts checkers: please look",
+                                   _points_of([best_play]) + unseen)
         hidden = _arrivals_in_piles(before, best_play.result(), seen)
         if hidden:
             # the play's checkers went onto piles the camera sees only as rows, and the pile next door could
             # as well hold one of them: a checker put a point off onto it fits the board just as this play does
-            return Identification(
-                "ambiguous", None, 0.0, 0.0, closest,
-                reason=f"{best_play} fits, but it puts checkers on the pile{'s' if len(hidden) > 1 else ''} on "
-                       f"{', '.join(map(_name, hidden))}, which the camera cannot count, next to another pile: please look",
-                points=tuple(sorted(set(_points_of([best_play])) | {q for p in hidden for q in (p - 1, p, p + 1)
-                                                                    if q in _mover_piles(seen)}, reverse=True)),
-            )
+            piles = _mover_piles(seen)
+            return _ask_for_a_look(closest, f"{best_play} fits, but it puts checkers on the pile"
+                                            f"{'s' if len(hidden) > 1 else ''} on {', '.join(map(_name, hidden))}, "
+                                            f"which the camera cannot count, next to another pile: please look",
+                                   _points_of([best_play]) + tuple(q for p in hidden for q in (p - 1, p, p + 1) if q in piles))
         runner_up = ranked[1][1] if len(ranked) > 1 else CONFIDENT_MARGIN
         confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
         return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
@@ -295,6 +290,12 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         )
     observed, reason, points = describe_illegal(before, dice, seen)
     return Identification("illegal", None, seen.confidence, best, closest, observed, reason, points)
+
+
+def _ask_for_a_look(closest, reason: str, points: Iterable[int]) -> Identification:
+    """The best play fits, but the board cannot tell it from a mistake beside it: a person looks at ``points``."""
+    return Identification("ambiguous", None, 0.0, 0.0, closest, reason=reason,
+                          points=tuple(sorted(set(points), reverse=True)))
 
 
 def _destinations_not_seen(before: Position, result: Position, seen: BoardObservation) -> tuple[int, ...]:
