@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_net import augment_colour, load_sim, load_split, to_input  # noqa: E402
+from train_dice_net import augment_colour, load_sim, load_split, seeded, to_input  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, CLS_SIZE  # noqa: E402
 
@@ -151,6 +151,20 @@ def drawn_patches(n: int, rng: np.random.Generator):
             draw_checker(img, 100, 100, side * rng.uniform(0.6, 1.0), col, ring)
             out.append((canonical_patch(img, 100, 100, side), 0, side, 5))
     return out
+
+
+def cached(path: str, build) -> dict:
+    """The canonical patches from ``path`` when it is there, else ``build()``'s, saved there when a path is
+    given: cutting them means reading every photo and running the detector, minutes the training need not
+    repeat."""
+    if path and Path(path).is_file():
+        cache = dict(np.load(path))
+        print(f"cache {path}: {len(cache['labels'])} patches", flush=True)
+        return cache
+    cache = build()
+    if path:
+        np.savez(path, **cache)
+    return cache
 
 
 def build_cache(args, rng: np.random.Generator) -> dict:
@@ -302,17 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", default="", help="state dict (.pt) to start from (fine-tuning)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
-    rng = np.random.default_rng(args.seed)
-    if args.cache and Path(args.cache).is_file():
-        cache = dict(np.load(args.cache))
-        print(f"cache {args.cache}: {len(cache['labels'])} patches", flush=True)
-    else:
-        cache = build_cache(args, rng)
-        if args.cache:
-            np.savez(args.cache, **cache)
+    rng = seeded(args)
+    cache = cached(args.cache, lambda: build_cache(args, rng))
     p = sampling_weights(cache)
     net = build_classifier()
     if args.init:

@@ -38,6 +38,17 @@ MATTEO_SIDE_FROM_PIPS = 1.35  # matteo boxes surround the pips: the die side is 
 
 
 # ----------------------------------------------------------------------------------------- data
+def seeded(args) -> np.random.Generator:
+    """Every tool's start: torch seeded and on ``args.threads`` threads, OpenCV on one (its own threads
+    fight torch's for two cores), and the numpy generator that draws the samples."""
+    import torch
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)
+    return np.random.default_rng(args.seed)
+
+
 def load_split(spec: str):
     """``DIR:split`` -> list of (image, dice array [x, y, side, value, cocked])."""
     root, _, split = spec.partition(":")
@@ -287,10 +298,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
-    rng = np.random.default_rng(args.seed)
+    rng = seeded(args)
     sets = [load_split(s) for s in args.train]
     for s, items in zip(args.train, sets):
         print(f"{s}: {len(items)} images, {sum(len(d) for _, d in items)} dice", flush=True)

@@ -34,8 +34,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_cls import PATCH, UNIT, drawn_patches, export, photo_patches, train  # noqa: E402
-from train_dice_net import augment_colour, load_split  # noqa: E402
+from train_dice_cls import PATCH, UNIT, cached, drawn_patches, export, photo_patches, train  # noqa: E402
+from train_dice_net import augment_colour, load_split, seeded  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
 
@@ -108,16 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--init", default="", help="state dict (.pt) to start from")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    cv2.setNumThreads(1)
-    rng = np.random.default_rng(args.seed)
-    if args.cache and Path(args.cache).is_file():
-        cache = dict(np.load(args.cache))
-    else:
-        cache = build_cache(args.train, args.drawn, rng)
-        if args.cache:
-            np.savez(args.cache, **cache)
+    rng = seeded(args)
+    cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng))
     drawn = cache["kinds"] == 5
     p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
     p /= p.sum()
