@@ -87,6 +87,10 @@ class RollReaderConfig:
     # a face the readers disagree on is taken when a flat die with it on top leaves at most this much body
     # beyond its outline (mm^2) and the other face leaves more than max_beyond_area (_face_the_outline_explains)
     outline_explains: float = 1.0
+    # a face the grid reader ranks first but without its margin is taken when a flat die with it on top
+    # leaves at most outline_explains of body beyond its outline and every rival face on that die leaves more
+    # than max_beyond_area (a 1 seen at an angle: its pip and a side face's make a "2" that scores close)
+    weak_face_outline: bool = True
     alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
     # the blank places of a clear die face differ by at most face_tol (Lab; the ghost check's); a die's face
     # is read up to loose_face_tol: a translucent die's body, seen through, shades them unevenly (its flat
@@ -607,6 +611,7 @@ class RollReader:
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
+        dice = [self._weak_face_the_outline_explains(frame, d, dice) for d in dice]
         dice = [self._top_beyond_its_side_face(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
@@ -811,6 +816,9 @@ class RollReader:
                 mm = feats["g_centre_mm"]
                 if g.margin_all is not None and g.margin_all < (c.grid_agree_margin if agree else c.grid_min_margin):
                     feats["loose_rival"] = g.margin_all  # sure only because an uneven face was no rival
+            # every other face found on this die, for a face whose margin its rivals took
+            # (_weak_face_the_outline_explains)
+            feats["g_rivals"] = [_face_features(a, origin, k, die) for a in g.alternatives if a.value != g.value]
             if r_flat and g.value != r.value:
                 # the per-photo reader's face, as the grid reader found it on this die too: the die's outline
                 # may say it is the top (see _face_the_outline_explains)
@@ -955,6 +963,35 @@ class RollReader:
             return d
         conf = max(float(f["r_conf"]), 0.9)  # the per-photo reader's face (the only alternative _die_from keeps)
         return self._showing(d, alt, area, turn, conf, outline_over=(f.get("g_value"), best))
+
+    def _weak_face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
+        """The grid reader's first face on a die left unread because rivals came close to it, when the die's
+        outline says the rivals are no top.
+
+        Seen at an angle, a 1's pip and a side face's pips make a "2" or "3" on the same die that scores
+        nearly as well as the 1 (the single pip scores little), so the 1 lacks its margin and the die is
+        "unreadable" though the outline tells the faces apart: with the 1 on top a flat die's outline holds
+        the whole body, with the rival's lattice on top the body lies beyond it. A tilted die leaves body
+        beyond every flat outline, so it stays unread; a face with a blank spot or weak pips is not taken."""
+        c = self.config
+        f = d.features
+        if not c.weak_face_outline or d.status != "unclear" or self.reference_full is None or \
+                not (d.reason == "unreadable" or d.reason.startswith("read as")):
+            return d
+        rivals = f.get("g_rivals") or ()
+        if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
+                f["g_contrast"] < c.grid_alone_contrast or f["g_off"] >= c.max_blank_spot * f["g_contrast"]:
+            return d
+        area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
+        if area > c.outline_explains:
+            return d
+        for a in rivals:
+            if self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)[0] <= c.max_beyond_area:
+                return d  # a rival is a flat die's face as well: the die stays unread
+        face = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
+                key not in ("g_rivals", "g_alt")}
+        return self._showing(d, face, area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0),
+                             weak_face_over=tuple(a["g_value"] for a in rivals))
 
     def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """The top of a die both readers read by a side face.

@@ -291,6 +291,30 @@ def test_a_side_face_pip_beside_a_1_does_not_make_it_a_2():
     assert strict.verdict in ("unclear", "void")
 
 
+@pytest.mark.parametrize("index", [158, 227, 310])
+def test_a_1_whose_rivals_are_side_faces_is_read(index):
+    """A 1 seen at an angle (seed 0: steep leather, top classic, tilted leather): its pip and a side face's
+    make a "2" or "3" that comes close to the 1's score, so the grid reader's 1 lacks its margin and the die
+    was left unread. With the 1 on top a flat die's outline holds the whole body, with each rival on top the
+    body lies beyond it: the die is a 1."""
+    _, truth, (rr, before) = _read_case(0, index, {}, {"weak_face_outline": False})
+    assert all(d["valid"] for d in truth["dice"]) and 1 in [d["top_value"] for d in truth["dice"]]
+    assert rr.verdict == "valid" and sorted(rr.values) == sorted(d["top_value"] for d in truth["dice"]), rr.reason
+    taken = [d for d in rr.dice if "weak_face_over" in d.features]
+    assert [d.value for d in taken] == [1]
+    assert before.verdict == "unclear" and None in before.values
+
+
+def test_a_cocked_die_beside_a_weak_face_stays_void_or_unclear():
+    """The same rule never gives a tilted die a value: its body lies beyond every flat outline (seed 0
+    case 245: a red 1 read flat beside a cocked die)."""
+    _, truth, (rr,) = _read_case(0, 245)
+    assert not all(d["valid"] for d in truth["dice"])
+    assert rr.verdict != "valid"
+    cocked = next(d for d in truth["dice"] if not d["valid"])
+    assert _die_at(rr, cocked).value is None
+
+
 def test_grid_reader_sees_no_face_on_plain_felt():
     felt = np.full((144, 144, 3), (60, 120, 60), np.uint8)
     g = grid_read(felt, 48.0)
