@@ -77,10 +77,10 @@ def build_reader(widths=(32, 64, 128), hidden=128):
     )
 
 
-def build_cache(train: list[str], drawn: int, rng: np.random.Generator) -> dict:
+def build_cache(train: list[str], drawn: int, rng: np.random.Generator, detector_path: str = "") -> dict:
     from tablecompanion.vision.dice_model import load_net
 
-    detector = load_net("")
+    detector = load_net(detector_path)
     parts = []
     for spec in train:
         got = [p for p in photo_patches(load_split(spec), detector, rng) if 1 <= p[1] <= 6]
@@ -99,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
     ap.add_argument("--drawn", type=int, default=1500, help="drawn scenes (about half give a flat die)")
+    ap.add_argument("--detector", default="", help="dice network proposing finds ('' = the shipped one; a network "
+                    "trained on other splits for a cross-source run)")
     ap.add_argument("--cache", default="", help="npz of canonical patches: built when missing, reused when there")
     ap.add_argument("--minutes", type=float, default=15.0)
     ap.add_argument("--batch", type=int, default=128)
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     rng = seeded(args)
-    cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng))
+    cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector))
     drawn = cache["kinds"] == 5
     p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
     p /= p.sum()
