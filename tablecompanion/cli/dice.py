@@ -20,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--config", metavar="JSON", help="dice reader thresholds (DiceConfig fields)")
     r.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     r.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
+    r.add_argument("--value-reader", metavar="PATH", help="value reader .onnx for dice left unclear, or 'none'")
     r.set_defaults(func=_read)
 
     e = sub.add_parser("eval", help="score the reader on a folder with labels.csv")
@@ -30,6 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     e.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
+    e.add_argument("--value-reader", metavar="PATH", help="value reader .onnx for dice left unclear, or 'none'")
     e.set_defaults(func=_eval)
 
     w = sub.add_parser("watch", help="watch a camera / video / image folder and print roll events")
@@ -41,16 +43,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
 
 
-def _config(path: str | None, model: str | None = None, classifier: str | None = None):
+def _config(path: str | None, model: str | None = None, classifier: str | None = None, value_reader: str | None = None):
     from dataclasses import replace
 
-    from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig
+    from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceVisionError
 
+    # a network named but not there is an error now, not a reader that silently finds nothing in every image
+    for what, named in (("dice network", model), ("dice classifier", classifier), ("dice value reader", value_reader)):
+        if named and named not in ("none", "pips") and not Path(named).is_file():
+            raise DiceVisionError(f"no {what} at {named}")
     config = DiceConfig.load(path) if path else None
     if model:
         config = replace(config or DEFAULT_CONFIG, model=model)
     if classifier:
         config = replace(config or DEFAULT_CONFIG, classifier=classifier)
+    if value_reader:
+        config = replace(config or DEFAULT_CONFIG, value_reader=value_reader)
     return config
 
 
@@ -61,7 +69,7 @@ def _read(args: argparse.Namespace) -> int:
     import numpy as np
 
     try:
-        config = _config(args.config, args.model, args.classifier)
+        config = _config(args.config, args.model, args.classifier, args.value_reader)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -103,7 +111,7 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.dice_eval import evaluate
 
     try:
-        result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier), limit=args.limit)
+        result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier, args.value_reader), limit=args.limit)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

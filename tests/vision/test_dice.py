@@ -160,6 +160,19 @@ def test_cli_eval_json(tmp_path, capsys):
     assert main(["dice", "eval", str(tmp_path / "nowhere")]) == 2
 
 
+@pytest.mark.parametrize("flag", ["--model", "--classifier", "--value-reader"])
+def test_cli_a_network_named_but_missing_is_an_error(tmp_path, capsys, flag):
+    """Not a reader that silently finds nothing in every image (a classifier path mistyped read 0 %)."""
+    _write_set(tmp_path)
+    good = tmp_path / "g.png"
+    cv2.imwrite(str(good), scene([DieSpec(2, 300, 300, 44)]))
+    missing = str(tmp_path / "typo.onnx")
+    assert main(["dice", "eval", str(tmp_path), flag, missing]) == 2
+    assert main(["dice", "read", str(good), flag, missing]) == 2
+    assert f"at {missing}" in capsys.readouterr().err
+    assert main(["dice", "read", str(good), flag, "none" if flag != "--model" else "pips"]) == 0
+
+
 def _dataset(name: str) -> Path:
     root = DATA / name
     if not (root / "labels.csv").is_file():
