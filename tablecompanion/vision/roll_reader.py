@@ -87,10 +87,13 @@ class RollReaderConfig:
     # a face the readers disagree on is taken when a flat die with it on top leaves at most this much body
     # beyond its outline (mm^2) and the other face leaves more than max_beyond_area (_face_the_outline_explains)
     outline_explains: float = 1.0
-    # a face the grid reader ranks first but without its margin is taken when a flat die with it on top
-    # leaves at most outline_explains of body beyond its outline and every rival face on that die leaves more
-    # than max_beyond_area (a 1 seen at an angle: its pip and a side face's make a "2" that scores close)
+    # a clear face (face_tol) the grid reader ranks first but without its margin is taken when a flat die with
+    # it on top leaves at most outline_explains of body beyond its outline and every rival face on that die
+    # more than weak_rival_beyond mm^2 (a 1 seen at an angle: its pip and a side face's make a "2" that scores
+    # close). Twice the tilt test's limit, since it overrules the margin: a die tilted 20 degrees under the
+    # top camera left 6.5
     weak_face_outline: bool = True
+    weak_rival_beyond: float = 8.0
     alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
     # the blank places of a clear die face differ by at most face_tol (Lab; the ghost check's); a die's face
     # is read up to loose_face_tol: a translucent die's body, seen through, shades them unevenly (its flat
@@ -972,7 +975,9 @@ class RollReader:
         nearly as well as the 1 (the single pip scores little), so the 1 lacks its margin and the die is
         "unreadable" though the outline tells the faces apart: with the 1 on top a flat die's outline holds
         the whole body, with the rival's lattice on top the body lies beyond it. A tilted die leaves body
-        beyond every flat outline, so it stays unread; a face with a blank spot or weak pips is not taken."""
+        beyond every flat outline, so it stays unread; a face with a blank spot, weak pips or uneven blank
+        places is not taken, and each rival must leave clearly more body than the tilt test's limit
+        (``weak_rival_beyond``: the rule overrules the margin)."""
         c = self.config
         f = d.features
         if not c.weak_face_outline or d.status != "unclear" or self.reference_full is None or \
@@ -980,18 +985,21 @@ class RollReader:
             return d
         rivals = f.get("g_rivals") or ()
         if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
-                f["g_contrast"] < c.grid_alone_contrast or f["g_off"] >= c.max_blank_spot * f["g_contrast"]:
+                f["g_face"] > c.face_tol or f["g_contrast"] < c.grid_alone_contrast or \
+                f["g_off"] >= c.max_blank_spot * f["g_contrast"]:
             return d
         area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
         if area > c.outline_explains:
             return d
+        over = []
         for a in rivals:
-            if self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)[0] <= c.max_beyond_area:
-                return d  # a rival is a flat die's face as well: the die stays unread
+            beyond, _ = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
+            if beyond <= c.weak_rival_beyond:
+                return d  # a rival may be a flat die's face as well: the die stays unread
+            over.append((a["g_value"], beyond))
         face = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
                 key not in ("g_rivals", "g_alt")}
-        return self._showing(d, face, area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0),
-                             weak_face_over=tuple(a["g_value"] for a in rivals))
+        return self._showing(d, face, area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0), weak_face_over=tuple(over))
 
     def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """The top of a die both readers read by a side face.
