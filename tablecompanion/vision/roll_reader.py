@@ -128,6 +128,10 @@ class RollReaderConfig:
     grid_min_margin: float = 22.0  # its best face must beat every other value by this much...
     grid_min_contrast: float = 15.0  # ... and its weakest pip contrast with the face this much (Lab L)
     grid_alone_contrast: float = 25.0  # the weakest pip's contrast when the grid reader's value stands alone
+    # ... and when the per-photo reader reads the same value (it was grid_min_contrast): on a rectified crop
+    # both readers see the same faint pip, so agreeing is no evidence that it is a pip of the top. A black 1
+    # beside a checker, its pip and a side face's faint one (contrast 23), was read as a 2 by both
+    grid_agree_contrast: float = 25.0
     two_dice_side: float = 2.2  # a blob longer than this many die sides may hold two dice
     second_die_gap: float = 1.3  # a second die in one blob is searched this many die sides from the first
     second_die_margin: float = 30.0  # ... and taken only with a clear face
@@ -810,7 +814,7 @@ class RollReader:
                        "r_conf": float(r.confidence) if r is not None else None}
         r_flat = r is not None and r.status == "flat" and r.value is not None
         agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
-        g_ok = g is not None and g.pip_contrast >= (c.grid_min_contrast if agree else c.grid_alone_contrast) and \
+        g_ok = g is not None and g.pip_contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
             g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
             g.off_contrast < c.max_blank_spot * g.pip_contrast
         if g is not None:

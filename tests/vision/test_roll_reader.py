@@ -320,6 +320,16 @@ def test_a_cocked_die_with_a_weak_face_gets_no_value(seed, index, kind):
         assert loose.verdict == "valid"
 
 
+def test_a_faint_side_pip_agreed_on_by_both_readers_is_no_pip_of_the_top():
+    """Seed 9 case 143: a black 1 beside a checker under the tilted camera. Its pip and a side face's faint
+    one (contrast 23) make a "2" that both readers read on the rectified crop, and the roll was accepted as
+    5-2. Agreeing needs the same pip contrast as the grid reader alone (25) now: the die is asked again."""
+    _, truth, (rr, before) = _read_case(9, 143, {}, {"grid_agree_contrast": 15.0})
+    assert sorted(d["top_value"] for d in truth["dice"]) == [1, 5] and all(d["valid"] for d in truth["dice"])
+    assert before.verdict == "valid" and sorted(before.values) == [2, 5]
+    assert rr.verdict != "valid" and 2 not in rr.values
+
+
 def test_grid_reader_sees_no_face_on_plain_felt():
     felt = np.full((144, 144, 3), (60, 120, 60), np.uint8)
     g = grid_read(felt, 48.0)
