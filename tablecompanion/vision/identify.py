@@ -117,8 +117,13 @@ class Identification:
 
 def board_distance(result: Position, seen: BoardObservation) -> float:
     """How many checkers would have to change for ``result`` to look like ``seen`` (sure points only)."""
+    return float(_distance(result.on_roll, result.opponent, seen))
+
+
+def _distance(mover: Sequence[int], opp: Sequence[int], seen: BoardObservation) -> int:
+    """:func:`board_distance` of a board given as counts (the mover's numbering, index 24 the bar), which
+    need not be a legal position: a checker put where the rules forbid is still a board to compare."""
     total = 0
-    mover, opp = result.on_roll, result.opponent
     for point in range(1, 25):
         if point in seen.uncertain:
             continue
@@ -127,7 +132,7 @@ def board_distance(result: Position, seen: BoardObservation) -> float:
     if 25 not in seen.uncertain:
         total += _gap(mover[BAR_INDEX], seen.mover[BAR_INDEX], 25 in seen.at_least)
         total += _gap(opp[BAR_INDEX], seen.opponent[BAR_INDEX], 25 in seen.at_least)
-    return float(total)
+    return total
 
 
 def unseen_checkers(result: Position, seen: BoardObservation, before: Position | None = None) -> tuple[int, int]:
@@ -212,22 +217,12 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
             points=_points_of(exact),
         )
     if best == 0:
-        unseen = _destinations_not_seen(before, best_play.result(), seen)
-        if unseen:
-            # the play fits only because the points it puts checkers on were left out: where the checkers
-            # went was never seen, and a checker put a point off by them fits as well (an illegal play)
-            return _ask_for_a_look(closest, f"{best_play} fits, but the camera could not read "
-                                            f"{', '.join(map(_name, unseen))}, where it puts checkers: please look",
-                                   _points_of([best_play]) + unseen)
-        hidden = _arrivals_in_piles(before, best_play.result(), seen)
-        if hidden:
-            # the play's checkers went onto piles the camera sees only as rows, and the pile next door could
-            # as well hold one of them: a checker put a point off onto it fits the board just as this play does
-            piles = _mover_piles(seen)
-            return _ask_for_a_look(closest, f"{best_play} fits, but it puts checkers on the pile"
-                                            f"{'s' if len(hidden) > 1 else ''} on {', '.join(map(_name, hidden))}, "
-                                            f"which the camera cannot count, next to another pile: please look",
-                                   _points_of([best_play]) + tuple(q for p in hidden for q in (p - 1, p, p + 1) if q in piles))
+        slips = _slips_that_fit(before, best_play.result(), seen)
+        if slips:
+            # the play's checkers arrived where the camera could not count them, and the same play with a
+            # checker put a point off (an illegal play) leaves the board it read just as well
+            return _ask_for_a_look(closest, f"{best_play} fits, but {_describe_slips(slips, seen)}: please look",
+                                   _points_of([best_play]) + tuple(q for pq in slips for q in pq))
         runner_up = ranked[1][1] if len(ranked) > 1 else CONFIDENT_MARGIN
         confidence = seen.confidence * min(1.0, runner_up / CONFIDENT_MARGIN)
         return Identification("legal", best_play, confidence, 0.0, closest, observed=str(best_play))
@@ -298,27 +293,55 @@ def _ask_for_a_look(closest, reason: str, points: Iterable[int]) -> Identificati
                           points=tuple(sorted(set(points), reverse=True)))
 
 
-def _destinations_not_seen(before: Position, result: Position, seen: BoardObservation) -> tuple[int, ...]:
-    """The points ``result`` puts more of the mover's checkers on than ``before`` had that the reader marked
-    uncertain and read as holding none of them: the play's checkers were not seen arriving there."""
-    return tuple(sorted((i + 1 for i in range(24)
-                         if result.on_roll[i] > before.on_roll[i] and i + 1 in seen.uncertain and seen.mover[i] == 0),
-                        reverse=True))
+def _slips_that_fit(before: Position, result: Position, seen: BoardObservation) -> tuple[tuple[int, int], ...]:
+    """The pairs (p, q) where ``result`` puts the mover's checkers on p without the reader seeing them all
+    arrive (p uncertain, or a pile read short of the result), and the same board with one of those checkers
+    put a point off, on q, fits the reading as well: q's count is not known either (uncertain, or the mover's
+    pile, read as a lower bound). A hit on p that the slip would undo must then show too: the hit checker on
+    the bar is evidence that the play reached p. A player miscounts by a pip, not by eighteen: q is p's
+    neighbour only (the opening 6-5's 24/13 onto the mid-point's row beside the full 6-point stands)."""
+    hiding = set(seen.uncertain) | {p for p in seen.at_least if p <= 24 and seen.mover[p - 1] > 0}
+    slips = []
+    for p in range(1, 25):
+        if not (result.on_roll[p - 1] > before.on_roll[p - 1] and seen.mover[p - 1] < result.on_roll[p - 1]
+                and p in hiding):
+            continue
+        for q in (p + 1, p - 1):
+            if 1 <= q <= 24 and q in hiding and _distance(*_slipped(before, result, p, q), seen) == 0:
+                slips.append((p, q))
+    return tuple(slips)
 
 
-def _mover_piles(seen: BoardObservation) -> tuple[int, ...]:
-    """The mover's points read as a lower bound (a full row that may carry a pile)."""
-    return tuple(sorted((p for p in seen.at_least if p <= 24 and seen.mover[p - 1] > 0), reverse=True))
+def _slipped(before: Position, result: Position, p: int, q: int) -> tuple[list[int], list[int]]:
+    """``result``'s counts with one of the mover's checkers moved from p to q (the mover's numbering): a hit on
+    p that no checker of the mover is left to make is undone, and a blot on q is hit instead."""
+    mover, opp = list(result.on_roll), list(result.opponent)
+    mover[p - 1] -= 1
+    mover[q - 1] += 1
+    if mover[p - 1] == 0 and before.opponent[24 - p] == 1 and result.opponent[24 - p] == 0:
+        opp[24 - p] += 1
+        opp[BAR_INDEX] -= 1
+    if opp[24 - q] == 1:
+        opp[24 - q] = 0
+        opp[BAR_INDEX] += 1
+    return mover, opp
 
 
-def _arrivals_in_piles(before: Position, result: Position, seen: BoardObservation) -> tuple[int, ...]:
-    """The piles ``result`` puts the mover's checkers on without the reader seeing them arrive (it reads
-    fewer there than the result holds) that lie next to another of the mover's piles: from straight above
-    a checker counted a point short or long onto the neighbouring pile looks the same as the play."""
-    piles = set(_mover_piles(seen))
-    return tuple(p for p in sorted(piles, reverse=True)
-                 if result.on_roll[p - 1] > before.on_roll[p - 1] and seen.mover[p - 1] < result.on_roll[p - 1]
-                 and (p - 1 in piles or p + 1 in piles))
+def _describe_slips(slips: Sequence[tuple[int, int]], seen: BoardObservation) -> str:
+    """Why the camera cannot tell the play from a slip, in words: where it lost the checkers and where a
+    slipped one could be."""
+    where = sorted({p for p, _ in slips}, reverse=True)
+    unread = [p for p in where if p in seen.uncertain]
+    piles = [p for p in where if p not in seen.uncertain]
+    parts = []
+    if unread:
+        parts.append(f"the camera could not read {', '.join(map(_name, unread))}, where it puts checkers")
+    if piles:
+        parts.append(f"it puts checkers on the pile{'s' if len(piles) > 1 else ''} on {', '.join(map(_name, piles))}, "
+                     f"which the camera cannot count")
+    onto = sorted({q for _, q in slips}, reverse=True)
+    return (" and ".join(parts) + f", and a checker put a point off, onto {', '.join(map(_name, onto))}, "
+            f"would look the same")
 
 
 def _told_by_tray(plays: Sequence[Play], seen: BoardObservation) -> Play | None:

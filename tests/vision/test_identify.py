@@ -345,3 +345,48 @@ def test_a_play_onto_a_pile_far_from_the_other_piles_stands():
     seen[12] = 5  # six on the mid-point, seen as its row
     found = identify_play(start, (6, 5), BoardObservation(tuple(seen), start.opponent, at_least={6, 13}))
     assert found.verdict == "legal" and found.play == play
+
+
+def test_a_play_whose_destination_was_not_seen_stands_when_no_slip_could_hide():
+    """The 11-point in doubt and read empty, but the points beside it read clearly: a checker put a point
+    off, onto 10 or 12, would show there, so the board can only be the play (match 47 of the footage, game 1
+    turn 63, asked for a look under the tenth session's rule although nothing could hide the mistake)."""
+    start = Position.initial()
+    legal = start.parse_play("13/11 13/8", (5, 2))
+    seen = list(legal.result().on_roll)
+    seen[10] = 0
+    found = identify_play(start, (5, 2), BoardObservation(tuple(seen), start.opponent, uncertain={11}))
+    assert found.verdict == "legal" and found.play == legal
+    # the 10-point in doubt as well: 13/10 for 13/11 would leave this board too
+    found = identify_play(start, (5, 2), BoardObservation(tuple(seen), start.opponent, uncertain={10, 11}))
+    assert found.verdict == "ambiguous" and {10, 11} <= set(found.points)
+    # the mover's pile beside it hides a slip as well as a point in doubt does: 8/5 6/5 with the 5-point read
+    # empty beside the 6-point's row, where a checker put a point short would not be counted
+    point = start.parse_play("8/5 6/5", (3, 1))
+    seen = list(point.result().on_roll)
+    seen[4] = 0
+    found = identify_play(start, (3, 1), BoardObservation(tuple(seen), start.opponent, uncertain={5}, at_least={6}))
+    assert found.verdict == "ambiguous" and "5" in found.reason and "onto 6" in found.reason
+    found = identify_play(start, (3, 1), BoardObservation(tuple(seen), start.opponent, uncertain={5}))
+    assert found.verdict == "legal" and found.play == point
+
+
+def test_a_hit_on_a_point_in_doubt_is_told_by_the_checker_on_the_bar():
+    """15/10* onto a point read uncertain (a hand beside it) with the 9-point in doubt too: a checker put a
+    point off would have left the opponent's blot on 10, not on the bar, so the bar's checker says the play
+    reached 10. With the bar in doubt as well nothing tells them apart, and a look is asked for."""
+    mover = [0] * 25
+    mover[14], mover[5], mover[7] = 2, 5, 3
+    opponent = [0] * 25
+    opponent[14] = 1  # the opponent's 15-point is the mover's 10-point
+    opponent[0] = 14
+    before = Position.from_board(mover, opponent)
+    play = before.parse_play("15/10* 8/7", (5, 1))
+    seen_mover = list(play.result().on_roll)
+    seen_mover[9] = 0  # the 10-point read empty
+    found = identify_play(before, (5, 1), BoardObservation(tuple(seen_mover), play.result().opponent,
+                                                           uncertain={9, 10}))
+    assert found.verdict == "legal" and found.play == play, found
+    found = identify_play(before, (5, 1), BoardObservation(tuple(seen_mover), play.result().opponent,
+                                                           uncertain={9, 10, 25}))
+    assert found.verdict == "ambiguous" and 10 in found.points
