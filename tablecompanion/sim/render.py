@@ -976,6 +976,11 @@ class Renderer:
         table[npc, 4:7] = 1.0
         attr = table[np.where(inside, top, npc)]
         sleeve, joint2, distal, meta = attr[..., 0], attr[..., 1], attr[..., 2], attr[..., 3]
+        if sleeve.any():
+            # The cuff crosses the grid's cells at a slant: a cell-wide blend (normalised within the hand,
+            # so the sleeve's own outline keeps its colour) instead of the cells' staircase
+            s = max(0.6, 1.2 / k)
+            sleeve = cv2.GaussianBlur(sleeve * m, (0, 0), s) / np.maximum(cv2.GaussianBlur(m, (0, 0), s), 1e-3) * m
         length, r_start, r_end = attr[..., 4], attr[..., 5], attr[..., 6]
         # Normals: from the slopes of the blended height field (smooth where pieces melt together), but
         # each piece's own on the outline and at steps where one piece lies over another.
