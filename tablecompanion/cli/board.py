@@ -53,11 +53,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "file (seconds, instead of re-running the footage)")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
+    e.add_argument("--photo-tilt", type=_tilt_range, default=(0.0, 35.0), metavar="MIN,MAX",
+                   help="with --photos: the camera's tilt from straight down, in degrees, drawn from this range "
+                        "(default 0,35; a phone held by a seated player looks at 35-60)")
     e.add_argument("--trays", type=int, default=0, metavar="N",
                    help="score the tray count (checkers borne off, as the change since the board before the turn) "
                         "on N rendered bearing-off turns of real matches")
     e.set_defaults(func=_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _tilt_range(text: str) -> tuple[float, float]:
+    """``MIN,MAX`` degrees from straight down, 0 <= MIN <= MAX < 80."""
+    try:
+        low, high = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not MIN,MAX in degrees (e.g. 35,60)") from None
+    if not 0.0 <= low <= high < 80.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the tilt must satisfy 0 <= MIN <= MAX < 80 degrees")
+    return low, high
 
 
 def _read(args: argparse.Namespace) -> int:
@@ -133,7 +147,8 @@ def _eval(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))
         return 0
     if args.photos:
-        report = evaluate_photos(args.photos, seed=args.seed, progress=say, failures_dir=args.failures)
+        report = evaluate_photos(args.photos, seed=args.seed, progress=say, failures_dir=args.failures,
+                                 tilt=args.photo_tilt)
         print(json.dumps(report, indent=1) if args.json else "\n".join(report["summary"]))
         return 0
     if args.footage:

@@ -681,9 +681,10 @@ def replay_observations(path: str | Path) -> dict:
     return stats
 
 
-def photo_cases(n: int, seed: int = 0):
+def photo_cases(n: int, seed: int = 0, tilt: tuple[float, float] = (0.0, 35.0)):
     """``n`` photo-like pictures with their scenes: random mid-game positions from real matches, every board
-    style, a random camera (overhead to 35 degrees, turned, rolled, near or far, phone-like sizes and lenses),
+    style, a random camera (overhead to 35 degrees, or within ``tilt``: a phone held by a seated player looks
+    at 35-60; turned, rolled, near or far, phone-like sizes and lenses),
     mixed light (exposure, colour cast, vignetting, weak or strong lamp), noise, focus blur and JPEG, a hand
     in the picture one time in three, dice on the board. Yields (image, scene, description)."""
     from tablecompanion.rules import Position
@@ -711,7 +712,7 @@ def photo_cases(n: int, seed: int = 0):
         w, h = sizes[int(rng.integers(len(sizes)))]
         cam = Camera(
             width=w, height=h,
-            tilt_deg=float(rng.uniform(0, 35)), yaw_deg=float(rng.uniform(-12, 12)), roll_deg=float(rng.uniform(-8, 8)),
+            tilt_deg=float(rng.uniform(*tilt)), yaw_deg=float(rng.uniform(-12, 12)), roll_deg=float(rng.uniform(-8, 8)),
             distance_mm=float(rng.uniform(850, 1300)),
             distortion=(float(rng.uniform(-0.12, 0.02)), 0.01, 0.0, 0.0, 0.0),
             focus_blur=float(rng.uniform(0.3, 1.6)), noise=float(rng.uniform(1.0, 5.0)),
@@ -731,7 +732,7 @@ def photo_cases(n: int, seed: int = 0):
 
 
 def evaluate_photos(n: int = 24, seed: int = 0, progress: Callable[[str], None] | None = None,
-                    failures_dir: str | None = None) -> dict:
+                    failures_dir: str | None = None, tilt: tuple[float, float] = (0.0, 35.0)) -> dict:
     """``board read`` as the held-out evaluation runs it (no profile: the board is found in the picture) on
     photo-like renders (:func:`photo_cases`); scored per point (count and side) against the truth. Points
     under a hand count as they are: the reader must mark them uncertain or get them right."""
@@ -745,7 +746,7 @@ def evaluate_photos(n: int = 24, seed: int = 0, progress: Callable[[str], None] 
     totals = {"images": 0, "boards_found": 0, "points": 0, "right": 0, "uncertain": 0, "wrong_sure": 0,
               "seconds": []}
     lines = []
-    for k, (img, scene, truth, what) in enumerate(photo_cases(n, seed)):
+    for k, (img, scene, truth, what) in enumerate(photo_cases(n, seed, tilt)):
         totals["images"] += 1
         t0 = time.perf_counter()
         try:

@@ -255,3 +255,19 @@ def test_eval_replay_scores_an_observations_file_and_refuses_a_bad_one(tmp_path,
     bad.write_text("not json\n")
     assert main(["board", "eval", "--replay", str(bad)]) == 2
     assert "bad.jsonl:1" in capsys.readouterr().err
+
+
+def test_photo_eval_draws_the_camera_tilt_from_the_range_asked(capsys):
+    """``--photo-tilt 35,60`` renders the steep views of a phone held by a seated player; a range that is no
+    range is refused before anything is rendered."""
+    import re
+
+    from tablecompanion.vision.board_eval import photo_cases
+
+    tilts = [float(re.search(r"tilt (\d+)", what).group(1)) for *_, what in photo_cases(2, seed=3, tilt=(50.0, 55.0))]
+    assert len(tilts) == 2 and all(49.5 <= t <= 55.5 for t in tilts)
+    for bad in ("60,50", "steep", "10,90"):
+        with pytest.raises(SystemExit) as exc:
+            main(["board", "eval", "--photos", "1", "--photo-tilt", bad])
+        assert exc.value.code == 2
+        assert "--photo-tilt" in capsys.readouterr().err
