@@ -339,9 +339,8 @@ def _describe_slips(slips: Sequence[tuple[int, int]], seen: BoardObservation) ->
     if piles:
         parts.append(f"it puts checkers on the pile{'s' if len(piles) > 1 else ''} on {', '.join(map(_name, piles))}, "
                      f"which the camera cannot count")
-    onto = sorted({q for _, q in slips}, reverse=True)
-    return (" and ".join(parts) + f", and a checker put a point off, onto {', '.join(map(_name, onto))}, "
-            f"would look the same")
+    instead = ", ".join(f"on {_name(q)} for {_name(p)}" for p, q in slips)
+    return " and ".join(parts) + f", and a checker put a point off ({instead}) would look the same"
 
 
 def _told_by_tray(plays: Sequence[Play], seen: BoardObservation) -> Play | None:

@@ -366,7 +366,7 @@ def test_a_play_whose_destination_was_not_seen_stands_when_no_slip_could_hide():
     seen = list(point.result().on_roll)
     seen[4] = 0
     found = identify_play(start, (3, 1), BoardObservation(tuple(seen), start.opponent, uncertain={5}, at_least={6}))
-    assert found.verdict == "ambiguous" and "5" in found.reason and "onto 6" in found.reason
+    assert found.verdict == "ambiguous" and "read 5" in found.reason and "on 6 for 5" in found.reason
     found = identify_play(start, (3, 1), BoardObservation(tuple(seen), start.opponent, uncertain={5}))
     assert found.verdict == "legal" and found.play == point
 
