@@ -42,6 +42,10 @@ class FindBoardConfig:
     refine_top_k: int = 3  # best coarse hypotheses refined...
     second_chance: float = 0.85  # ...when they score at least this share of the best one
     score_px_per_mm: float = 0.35  # resolution of the warped surface used for scoring
+    # the coarse search (placing the board, a point either way) counts a pixel this far (weighted Lab) from its
+    # class's colour as this far and no further: checkers on the points must not pull the board a point off;
+    # 0 = plain variance. The fine steps keep plain variance (4x the pixels; they only polish the corners)
+    coarse_outlier_lab: float = 30.0
     refine_px_per_mm: float = 1.0  # resolution of the final refinement
     refine_iterations: int = 25  # passes over the parameters per resolution
     refine_initial_step_mm: float = 12.0  # first step of the coarse refinement

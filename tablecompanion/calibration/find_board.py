@@ -79,6 +79,7 @@ class BoardFit:
 
 # --- the board model -------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
+@lru_cache(maxsize=64)
 def label_map(props: Proportions, px_per_mm: float) -> np.ndarray:
     """Class of each pixel of the surface (plus a ring of RING_MM around it), top-down at px_per_mm.
 
@@ -140,11 +141,16 @@ def class_masks(props: Proportions, px_per_mm: float) -> tuple[np.ndarray, ...]:
 CHANNEL_WEIGHTS = np.array([0.6, 1.0, 1.0])  # Lab: brightness varies with the lighting more than hue
 
 
-def surface_score(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float) -> Score:
+def surface_score(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float,
+                  outlier_lab: float = 0.0) -> Score:
     """How well the board model placed at ``quad`` (surface corners in ``image``, a uint8 Lab image)
-    explains its colours."""
-    masks = class_masks(props, px_per_mm)
-    h, w = masks[0].shape
+    explains its colours. With ``outlier_lab`` a pixel further than that (weighted Lab) from its class's
+    colour counts as that far and no further, and the class's colour is taken from the pixels within it:
+    checkers, dice and an arm over a class are bounded outliers, not a shift of its colour. Without it,
+    five dark checkers on a light point can make the placement one point off score better than the true
+    one (a steep view, where checkers cover much of the far points)."""
+    labels = label_map(props, px_per_mm)
+    h, w = labels.shape
     m = _to_model(quad, props, px_per_mm)
     warped = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
     corners = apply_homography(np.linalg.inv(m), [[0, 0], [w, 0], [w, h], [0, h]])
@@ -159,8 +165,17 @@ def surface_score(image: np.ndarray, quad: np.ndarray, props: Proportions, px_pe
         cv2.fillConvexPoly(valid, np.round(frame_in_model).astype(np.int32), 1)
         if cv2.countNonZero(valid) < 0.5 * valid.size:
             return Score(-1.0, -1.0, 0.0)  # most of the supposed board is outside the frame
+    if outlier_lab > 0:
+        counts, means, within = _robust_classes(warped, labels, valid, outlier_lab)
+    else:
+        counts, means, within = _classes(warped, class_masks(props, px_per_mm), valid)
+    return _score(counts, means, within)
+
+
+def _classes(warped: np.ndarray, masks: tuple[np.ndarray, ...], valid: np.ndarray | None):
+    """Each class's pixel count, weighted mean colour and summed squared spread."""
     counts = np.zeros(7)
-    means = np.zeros((7, image.shape[2]))
+    means = np.zeros((7, warped.shape[2]))
     within = np.zeros(7)
     for k, mask in enumerate(masks):
         if valid is not None:
@@ -172,6 +187,36 @@ def surface_score(image: np.ndarray, quad: np.ndarray, props: Proportions, px_pe
         counts[k] = n
         means[k] = mean.reshape(-1) * CHANNEL_WEIGHTS
         within[k] = n * float(np.sum((std.reshape(-1) * CHANNEL_WEIGHTS) ** 2))
+    return counts, means, within
+
+
+def _robust_classes(warped: np.ndarray, labels: np.ndarray, valid: np.ndarray | None, outlier: float):
+    """:func:`_classes` with each class's colour taken from its pixels within ``outlier`` of its plain mean,
+    and each pixel's squared spread capped at ``outlier`` squared."""
+    classes = labels.astype(np.intp) if valid is None else np.where(valid > 0, labels, 7).astype(np.intp)
+    flat = classes.ravel()
+    px = warped.reshape(-1, warped.shape[2]).astype(np.float32) * CHANNEL_WEIGHTS.astype(np.float32)
+    counts = np.bincount(flat, minlength=8)[:7].astype(np.float64)
+
+    def class_means(weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        n = np.bincount(flat, weights=weights, minlength=8)[:7]
+        sums = np.stack([np.bincount(flat, weights=px[:, c] if weights is None else px[:, c] * weights,
+                                     minlength=8)[:7] for c in range(px.shape[1])], axis=1)
+        return sums / np.maximum(n, 1e-9)[:, None], n
+
+    def distance2(means: np.ndarray) -> np.ndarray:
+        return ((px - np.vstack([means, np.zeros((1, px.shape[1]))])[flat]) ** 2).sum(axis=1)
+
+    means, _ = class_means(None)
+    inliers = (distance2(means) <= outlier * outlier).astype(np.float32)
+    robust, n_in = class_means(inliers)
+    means = np.where(n_in[:, None] > 0, robust, means)
+    within = np.bincount(flat, weights=np.minimum(distance2(means), outlier * outlier), minlength=8)[:7]
+    return counts, means, within
+
+
+def _score(counts: np.ndarray, means: np.ndarray, within: np.ndarray) -> Score:
+    """Variance explained by the classes (all, and the surface's alone) and the triangles' alternation."""
 
     def explained(classes: list[int]) -> float:
         n = counts[classes].sum()
@@ -372,8 +417,9 @@ def hypotheses(quad: np.ndarray, spec: BoardSpec) -> list[np.ndarray]:
 
 
 # --- refinement ------------------------------------------------------------------------------------
-def _objective(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float, config: FindBoardConfig) -> float:
-    return surface_score(image, quad, props, px_per_mm).quality(config.alternation_ref)
+def _objective(image: np.ndarray, quad: np.ndarray, props: Proportions, px_per_mm: float, config: FindBoardConfig,
+               outlier_lab: float = 0.0) -> float:
+    return surface_score(image, quad, props, px_per_mm, outlier_lab).quality(config.alternation_ref)
 
 
 def refine(
@@ -383,11 +429,13 @@ def refine(
     initial_step_mm: float,
     config: FindBoardConfig,
     free_proportions: bool,
+    outlier_lab: float = 0.0,
 ) -> BoardFit:
-    """Coordinate descent on the 8 corner coordinates (and the proportions) maximising the score."""
+    """Coordinate descent on the 8 corner coordinates (and the proportions) maximising the score
+    (``outlier_lab``: see :func:`surface_score`)."""
     quad = fit.corners.copy()
     props = fit.proportions
-    best = _objective(image, quad, props, px_per_mm, config)
+    best = _objective(image, quad, props, px_per_mm, config, outlier_lab)
     # image px per board mm along each side, to turn a step in mm into a step in px per corner
     sides = np.array([np.linalg.norm(quad[(i + 1) % 4] - quad[i]) for i in range(4)])
     px_per_mm_img = float(np.mean([sides[0] / props.surface_width, sides[2] / props.surface_width, sides[1] / props.surface_height, sides[3] / props.surface_height]))
@@ -400,7 +448,7 @@ def refine(
             for sign in (1, -1):
                 trial = quad.copy()
                 trial.reshape(-1)[k] += sign * step * px_per_mm_img
-                value = _objective(image, trial, props, px_per_mm, config)
+                value = _objective(image, trial, props, px_per_mm, config, outlier_lab)
                 if value > best + 1e-5:
                     best, quad, improved = value, trial, True
                     break
@@ -408,7 +456,7 @@ def refine(
             # a turn or a stretch of the whole quad: two corners off in opposite directions (the rows
             # tilted along their length) is an optimum for one-corner moves but not for these
             for trial in _whole_moves(quad, step / (props.surface_width / 2)):
-                value = _objective(image, trial, props, px_per_mm, config)
+                value = _objective(image, trial, props, px_per_mm, config, outlier_lab)
                 if value > best + 1e-5:
                     best, quad, improved = value, trial, True
                     break
@@ -423,13 +471,13 @@ def refine(
                         changes["point_length"] = (props.surface_height - value_mm) / 2
                     trial_props = replace(props, **changes)
                     trial_quad = _rescale_quad(quad, props, trial_props)
-                    value = _objective(image, trial_quad, trial_props, px_per_mm, config)
+                    value = _objective(image, trial_quad, trial_props, px_per_mm, config, outlier_lab)
                     if value > best + 1e-5:
                         best, props, quad, improved = value, trial_props, trial_quad, True
                         break
         if not improved:
             step /= 2
-    final = surface_score(image, quad, props, px_per_mm)
+    final = surface_score(image, quad, props, px_per_mm, outlier_lab)
     return BoardFit(quad, props, final.quality(config.alternation_ref), final.total, final.alternation)
 
 
@@ -449,7 +497,8 @@ def _whole_moves(quad: np.ndarray, angle: float) -> list[np.ndarray]:
     return out
 
 
-def jump_points(image: np.ndarray, fit: BoardFit, px_per_mm: float, config: FindBoardConfig) -> BoardFit:
+def jump_points(image: np.ndarray, fit: BoardFit, px_per_mm: float, config: FindBoardConfig,
+                outlier_lab: float = 0.0) -> BoardFit:
     """Try moving each end of the surface by a whole point width: alternating triangles make a fit one
     point off a local optimum (even and odd just swap) that small steps cannot leave."""
     props = fit.proportions
@@ -464,7 +513,7 @@ def jump_points(image: np.ndarray, fit: BoardFit, px_per_mm: float, config: Find
                 continue
             rect = (left * pw, 0, props.surface_width + right * pw, props.surface_height)
             quad = apply_homography(model_to_image, rect_corners(rect))
-            s = surface_score(image, quad, props, px_per_mm)
+            s = surface_score(image, quad, props, px_per_mm, outlier_lab)
             q = s.quality(config.alternation_ref)
             if q > best.score + 1e-4:
                 best = BoardFit(quad, props, q, s.total, s.alternation)
@@ -512,7 +561,7 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
         for surface in hypotheses(quad, base):
             if not _plausible(surface, small.shape, config):
                 continue
-            s = surface_score(lab, surface, props0, config.score_px_per_mm)
+            s = surface_score(lab, surface, props0, config.score_px_per_mm, config.coarse_outlier_lab)
             scored.append(BoardFit(surface, props0, s.quality(config.alternation_ref), s.total, s.alternation))
     if not scored:
         return None, scale
@@ -528,12 +577,13 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
     for fit in kept:
         if best is not None and fit.score < config.second_chance * kept[0].score:
             break
-        coarse = refine(lab, fit, config.score_px_per_mm, config.refine_initial_step_mm, config, free)
+        robust = config.coarse_outlier_lab
+        coarse = refine(lab, fit, config.score_px_per_mm, config.refine_initial_step_mm, config, free, robust)
         for _ in range(3):
-            jumped = jump_points(lab, coarse, config.score_px_per_mm, config)
+            jumped = jump_points(lab, coarse, config.score_px_per_mm, config, robust)
             if jumped is coarse:
                 break
-            coarse = refine(lab, jumped, config.score_px_per_mm, config.refine_initial_step_mm / 2, config, free)
+            coarse = refine(lab, jumped, config.score_px_per_mm, config.refine_initial_step_mm / 2, config, free, robust)
         if best is None or coarse.score > best.score:
             best = coarse
     if best is not None:

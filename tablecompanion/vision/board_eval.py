@@ -681,12 +681,13 @@ def replay_observations(path: str | Path) -> dict:
     return stats
 
 
-def photo_cases(n: int, seed: int = 0, tilt: tuple[float, float] = (0.0, 35.0)):
+def photo_cases(n: int, seed: int = 0, tilt: tuple[float, float] = (0.0, 35.0), skip: int = 0):
     """``n`` photo-like pictures with their scenes: random mid-game positions from real matches, every board
     style, a random camera (overhead to 35 degrees, or within ``tilt``: a phone held by a seated player looks
     at 35-60; turned, rolled, near or far, phone-like sizes and lenses),
     mixed light (exposure, colour cast, vignetting, weak or strong lamp), noise, focus blur and JPEG, a hand
-    in the picture one time in three, dice on the board. Yields (image, scene, description)."""
+    in the picture one time in three, dice on the board. Yields (image, scene, truth, description) for cases
+    ``skip`` .. ``n - 1``: the cases before are drawn but not rendered, so case k alone is quick to look at."""
     from tablecompanion.rules import Position
     from tablecompanion.sim import Camera, Hand, Renderer, Scene
     from tablecompanion.sim.footage import script_match
@@ -725,8 +726,11 @@ def photo_cases(n: int, seed: int = 0, tilt: tuple[float, float] = (0.0, 35.0)):
         dice = tuple(Die(int(rng.integers(1, 7)), pose_seed=int(rng.integers(0, 2**31))) for _ in range(2))
         scene = Scene.from_position(pid, dice=dice, style=style, hands=hands, jitter_seed=int(rng.integers(0, 1000)),
                                     markers=bool(rng.random() < 0.3))
+        render_seed = int(rng.integers(0, 2**31))
+        if i < skip:
+            continue
         renderer = Renderer(cam, style, "right", scene.markers)
-        img, truth = renderer.render(scene, seed=int(rng.integers(0, 2**31)))
+        img, truth = renderer.render(scene, seed=render_seed)
         yield img, scene, truth, (f"{style}, {w}x{h}, tilt {cam.tilt_deg:.0f}, yaw {cam.yaw_deg:.0f}, roll {cam.roll_deg:.0f}, "
                                   f"exposure {cam.exposure:.2f}" + (", hand" if hands else ""))
 
