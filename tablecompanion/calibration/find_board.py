@@ -79,7 +79,6 @@ class BoardFit:
 
 # --- the board model -------------------------------------------------------------------------------
 @lru_cache(maxsize=64)
-@lru_cache(maxsize=64)
 def label_map(props: Proportions, px_per_mm: float) -> np.ndarray:
     """Class of each pixel of the surface (plus a ring of RING_MM around it), top-down at px_per_mm.
 
