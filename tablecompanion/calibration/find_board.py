@@ -195,10 +195,9 @@ def _robust_classes(warped: np.ndarray, labels: np.ndarray, valid: np.ndarray | 
     classes = labels.astype(np.intp) if valid is None else np.where(valid > 0, labels, 7).astype(np.intp)
     flat = classes.ravel()
     px = warped.reshape(-1, warped.shape[2]).astype(np.float32) * CHANNEL_WEIGHTS.astype(np.float32)
-    counts = np.bincount(flat, minlength=8)[:7].astype(np.float64)
 
     def class_means(weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        n = np.bincount(flat, weights=weights, minlength=8)[:7]
+        n = np.bincount(flat, weights=weights, minlength=8)[:7].astype(np.float64)
         sums = np.stack([np.bincount(flat, weights=px[:, c] if weights is None else px[:, c] * weights,
                                      minlength=8)[:7] for c in range(px.shape[1])], axis=1)
         return sums / np.maximum(n, 1e-9)[:, None], n
@@ -206,7 +205,7 @@ def _robust_classes(warped: np.ndarray, labels: np.ndarray, valid: np.ndarray | 
     def distance2(means: np.ndarray) -> np.ndarray:
         return ((px - np.vstack([means, np.zeros((1, px.shape[1]))])[flat]) ** 2).sum(axis=1)
 
-    means, _ = class_means(None)
+    means, counts = class_means(None)
     inliers = (distance2(means) <= outlier * outlier).astype(np.float32)
     robust, n_in = class_means(inliers)
     means = np.where(n_in[:, None] > 0, robust, means)
@@ -573,10 +572,10 @@ def fit_board(frame: np.ndarray, spec: BoardSpec | None = None, config: FindBoar
             break
     free = spec is None and config.search_proportions
     best: BoardFit | None = None
+    robust = config.coarse_outlier_lab
     for fit in kept:
         if best is not None and fit.score < config.second_chance * kept[0].score:
             break
-        robust = config.coarse_outlier_lab
         coarse = refine(lab, fit, config.score_px_per_mm, config.refine_initial_step_mm, config, free, robust)
         for _ in range(3):
             jumped = jump_points(lab, coarse, config.score_px_per_mm, config, robust)
