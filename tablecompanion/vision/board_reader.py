@@ -18,6 +18,7 @@ from tablecompanion.calibration import Calibration, CalibrationError
 from tablecompanion.calibration.find_board import find_board
 from tablecompanion.rules import Position
 from tablecompanion.rules.errors import RulesError
+from tablecompanion.vision.changes import point_changes, still_and_changed
 from tablecompanion.vision.checkers import CHECKERS_PER_SIDE, DEFAULT_CONFIG, SIDES, CheckerConfig, CheckerReading, read_checkers
 from tablecompanion.vision.identify import BoardObservation
 from tablecompanion.vision.trays import TrayReading, read_trays, tray_count
@@ -32,11 +33,16 @@ class BoardReadError(Exception):
 
 @dataclass
 class BoardReading:
-    """Checker counts with the calibration they were read through, and the trays as seen (bottom/top)."""
+    """Checker counts with the calibration they were read through, and the trays as seen (bottom/top).
+
+    ``picture`` is the rectified board they were read from (``px_per_mm``): the next turn's reading compares
+    its own with it to see which points a play touched (``vision.changes``)."""
 
     checkers: CheckerReading
     calibration: Calibration
     trays: dict[str, TrayReading] = field(default_factory=dict)
+    picture: np.ndarray | None = field(default=None, repr=False)
+    px_per_mm: float = 1.0
 
     def to_json(self) -> dict:
         """What ``board read --json`` prints: ``points`` ("1".."24" -> side or None, count; an empty point is
@@ -133,7 +139,9 @@ class BoardReading:
 
         With the reading of the board ``before`` the turn and the mover's ``off_before`` (borne off then, which
         the referee knows; at least one), the mover's tray is counted as the change since then
-        (``BoardObservation.off``); otherwise the tray is not counted."""
+        (``BoardObservation.off``); otherwise the tray is not counted. With ``before`` read through the same
+        calibration, the two pictures say which points look as they did and which were touched
+        (``BoardObservation.still``/``changed``; a point read uncertain now is never called touched)."""
         if mover_side not in SIDES:
             raise ValueError(f"mover_side must be one of {SIDES}, got {mover_side!r}")
         other = SIDES[1 - SIDES.index(mover_side)]
@@ -157,8 +165,19 @@ class BoardReading:
             # only as a change from a tray known to hold checkers: one picture alone misses by a checker
             # under a steep camera (dark checkers on a tray of their hue)
             off = tray_count(tray, earlier, off_before, self.calibration.spec.checker_thickness)
+        still, changed = self.changes_since(before)
         return BoardObservation(tuple(mover), tuple(opponent), own(self.checkers.uncertain),
-                                at_least=own(self.checkers.piles), off=off)
+                                at_least=own(self.checkers.piles), off=off, still=own(still),
+                                changed=own(changed - set(self.checkers.uncertain)))
+
+    def changes_since(self, before: "BoardReading | None") -> tuple[frozenset[int], frozenset[int]]:
+        """(points that look as they did in ``before``'s picture, points that were touched), bottom numbering;
+        both empty without two pictures of the board through one calibration."""
+        if (before is None or before.picture is None or self.picture is None or before.px_per_mm != self.px_per_mm
+                or before.calibration.geometry != self.calibration.geometry):
+            return frozenset(), frozenset()
+        shares = point_changes(before.picture, self.picture, self.calibration.geometry, self.px_per_mm)
+        return still_and_changed(shares)
 
     def bottom_position(self) -> Position | None:
         """The board as a position with the bottom player on roll, when every count is sure and fits."""
@@ -203,7 +222,7 @@ def read_board(
     except CalibrationError as exc:
         raise BoardReadError(str(exc)) from None
     return BoardReading(read_checkers(warped, calibration.geometry, config), calibration,
-                        read_trays(warped, calibration, config.px_per_mm))
+                        read_trays(warped, calibration, config.px_per_mm), warped, config.px_per_mm)
 
 
 _MAPS: "OrderedDict[tuple[int, float], tuple[Calibration, np.ndarray, np.ndarray]]" = OrderedDict()

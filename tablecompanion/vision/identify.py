@@ -32,6 +32,7 @@ CONFIDENT_MARGIN = 4.0
 MAX_UNSEEN = 3
 UNSEEN_CONFIDENCE = 0.7
 TRAY_CONFIDENCE = 0.8  # a play told from its rivals only by the tray's count
+PICTURE_CONFIDENCE = 0.8  # ... or only by where the picture changed
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,11 @@ class BoardObservation:
     candidate with at least that many checkers there matches. ``off`` is the mover's borne-off checkers as
     counted in their tray (None when the tray was not read): it tells apart plays the points cannot, such
     as a checker borne off from beside a pile against one put on it.
+
+    ``still`` and ``changed`` compare the board's picture with its picture before the turn
+    (``vision.changes``): points that look exactly as they did (no checker put down or taken away) and
+    points that were touched. They tell where checkers went when the counts cannot, as on piles; a point in
+    neither says nothing, and without a picture from before the turn both are empty.
     """
 
     mover: tuple[int, ...]
@@ -53,6 +59,8 @@ class BoardObservation:
     confidence: float = 1.0
     at_least: frozenset[int] = field(default_factory=frozenset)
     off: int | None = None
+    still: frozenset[int] = field(default_factory=frozenset)
+    changed: frozenset[int] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
         for name in ("mover", "opponent"):
@@ -60,11 +68,13 @@ class BoardObservation:
             if len(counts) != 25 or min(counts) < 0:
                 raise ValueError(f"{name} must be 25 non-negative counts (points 1..24 and the bar)")
             object.__setattr__(self, name, counts)
-        for name in ("uncertain", "at_least"):
+        for name in ("uncertain", "at_least", "still", "changed"):
             object.__setattr__(self, name, frozenset(getattr(self, name)))
             for point in getattr(self, name):
                 if not 1 <= point <= 25:
                     raise ValueError(f"{name} points are 1..24 or 25 (bar), not {point!r}")
+        if self.still & self.changed:
+            raise ValueError(f"a point cannot be both still and changed: {sorted(self.still & self.changed)}")
         if self.off is not None and not 0 <= int(self.off) <= CHECKERS:
             raise ValueError(f"off must be None or 0..{CHECKERS} checkers, not {self.off!r}")
 
@@ -77,12 +87,14 @@ class BoardObservation:
     def to_json(self) -> dict:
         """A plain dict (lists and ints) that :meth:`from_json` turns back into the same observation."""
         return {"mover": list(self.mover), "opponent": list(self.opponent), "uncertain": sorted(self.uncertain),
-                "confidence": self.confidence, "at_least": sorted(self.at_least), "off": self.off}
+                "confidence": self.confidence, "at_least": sorted(self.at_least), "off": self.off,
+                "still": sorted(self.still), "changed": sorted(self.changed)}
 
     @classmethod
     def from_json(cls, data: dict) -> "BoardObservation":
         return cls(tuple(data["mover"]), tuple(data["opponent"]), frozenset(data.get("uncertain", ())),
-                   float(data.get("confidence", 1.0)), frozenset(data.get("at_least", ())), data.get("off"))
+                   float(data.get("confidence", 1.0)), frozenset(data.get("at_least", ())), data.get("off"),
+                   frozenset(data.get("still", ())), frozenset(data.get("changed", ())))
 
     def position(self) -> Position:
         """The observed board as a position, mover on roll (raises if it is not a legal board)."""
@@ -211,13 +223,27 @@ def identify_play(before: Position, dice: Sequence[int], seen: BoardObservation)
         if told is not None:
             return Identification("legal", told, seen.confidence * TRAY_CONFIDENCE, 0.0, closest, observed=str(told),
                                   reason=f"{len(exact)} legal plays fit the points; the tray tells this one")
+        shown = [p for p in exact if not _picture_disagrees(before, p.result().on_roll, p.result().opponent, seen)]
+        if len(shown) == 1:
+            return Identification("legal", shown[0], seen.confidence * PICTURE_CONFIDENCE, 0.0, closest,
+                                  observed=str(shown[0]), reason=f"{len(exact)} legal plays fit the points; where the "
+                                                                 f"picture changed tells this one")
+        exact = shown or exact
         return Identification(
             "ambiguous", None, 0.0, 0.0, tuple((p, 0.0) for p in exact[:CLOSEST]),
             reason=f"{len(exact)} legal plays fit the board where it could be read: please look",
             points=_points_of(exact),
         )
     if best == 0:
-        slips = _slips_that_fit(before, best_play.result(), seen)
+        result = best_play.result()
+        untouched = _picture_disagrees(before, result.on_roll, result.opponent, seen)
+        if untouched:
+            # the counts fit, but the picture shows no checker put down or taken away where the play moves them
+            return _ask_for_a_look(closest, f"{best_play} fits the counts, but the picture shows no change on "
+                                            f"{', '.join(map(_name, untouched))}: please look",
+                                   _points_of([best_play]) + untouched)
+        slips = [(p, q) for p, q in _slips_that_fit(before, result, seen)
+                 if not _picture_disagrees(before, *_slipped(before, result, p, q), seen, touched=(p, q))]
         if slips:
             # the play's checkers arrived where the camera could not count them, and the same play with a
             # checker put a point off (an illegal play) leaves the board it read just as well
@@ -310,6 +336,22 @@ def _slips_that_fit(before: Position, result: Position, seen: BoardObservation) 
             if 1 <= q <= 24 and q in hiding and _distance(*_slipped(before, result, p, q), seen) == 0:
                 slips.append((p, q))
     return tuple(slips)
+
+
+def _picture_disagrees(before: Position, mover: Sequence[int], opp: Sequence[int], seen: BoardObservation,
+                       touched: Iterable[int] = ()) -> tuple[int, ...]:
+    """The points where the picture says a board (counts in the mover's numbering) is not the one on the
+    table: it changes a point that looks exactly as it did before the turn, or it leaves as they were the
+    counts of a point of ``touched`` that the picture shows touched. A point looking as it did is strong
+    evidence (a checker put down changes its point's look); a touched point is weaker (a player may nudge a
+    checker, or lift one and put it back), so it is asked of named points only."""
+    touched = set(touched)
+    out = []
+    for p in range(1, 25):
+        moved = mover[p - 1] != before.on_roll[p - 1] or opp[24 - p] != before.opponent[24 - p]
+        if (moved and p in seen.still) or (not moved and p in touched and p in seen.changed):
+            out.append(p)
+    return tuple(sorted(out, reverse=True))
 
 
 def _slipped(before: Position, result: Position, p: int, q: int) -> tuple[list[int], list[int]]:

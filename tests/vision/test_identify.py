@@ -390,3 +390,79 @@ def test_a_hit_on_a_point_in_doubt_is_told_by_the_checker_on_the_bar():
     found = identify_play(before, (5, 1), BoardObservation(tuple(seen_mover), play.result().opponent,
                                                            uncertain={9, 10, 25}))
     assert found.verdict == "ambiguous" and 10 in found.points
+
+
+def _onto_two_piles():
+    """Match 50's O 6-5, 7/2 7/1, onto piles of 5 and 7 read as two rows of five (see above): the position
+    before, the play, and the counts the camera reads after it."""
+    mover = [0] * 25
+    mover[0], mover[1], mover[6] = 7, 5, 3
+    opponent = [0] * 25
+    opponent[5] = 15
+    before = Position.from_board(mover, opponent)
+    play = before.parse_play("7/2 7/1", (6, 5))
+    seen = list(play.result().on_roll)
+    seen[0] = seen[1] = 5
+    return before, play, tuple(seen)
+
+
+def test_where_the_picture_changed_tells_a_play_onto_piles_from_a_checker_put_a_point_off():
+    """The counts of 7/2 7/1 and of 7/2(2) or 7/1(2) are the same on two piles; the picture is not: both piles
+    were touched. A touched 2-point and 1-point rule out the slips (each leaves one of them as it was), and
+    the play stands."""
+    before, play, seen = _onto_two_piles()
+    opp = play.result().opponent
+    found = identify_play(before, (6, 5), BoardObservation(seen, opp, at_least={1, 2}, changed={1, 2, 7}))
+    assert found.verdict == "legal" and found.play == play
+    # only the 2-point touched: the player put both checkers there (7/2 7/2 for 7/1), a look is asked for
+    found = identify_play(before, (6, 5), BoardObservation(seen, opp, at_least={1, 2}, changed={2, 7}))
+    assert found.verdict == "ambiguous" and "on 2 for 1" in found.reason
+    # and with the 1-point looking exactly as it did, the play itself is in doubt: the picture says so
+    found = identify_play(before, (6, 5), BoardObservation(seen, opp, at_least={1, 2}, changed={2, 7}, still={1}))
+    assert found.verdict == "ambiguous" and "no change on 1" in found.reason and 1 in found.points
+
+
+def test_a_picture_that_says_nothing_changes_nothing():
+    """No picture from before the turn (still and changed empty), or points in between: as before, a look."""
+    before, play, seen = _onto_two_piles()
+    found = identify_play(before, (6, 5), BoardObservation(seen, play.result().opponent, at_least={1, 2}))
+    assert found.verdict == "ambiguous"
+    found = identify_play(before, (6, 5), BoardObservation(seen, play.result().opponent, at_least={1, 2},
+                                                           still=set(range(8, 25))))
+    assert found.verdict == "ambiguous"
+
+
+def test_an_untouched_point_tells_two_legal_plays_apart():
+    """Match 49's first bear-off, 5/off 4/off, beside a pile of six on the 1-point, from an empty tray: 5/1
+    4/off fits the counts as well (one more on the pile). The 1-point looking exactly as it did settles it."""
+    mover = [0] * 25
+    mover[0], mover[1], mover[2], mover[3], mover[4] = 6, 3, 2, 3, 1
+    opponent = [0] * 25
+    opponent[0] = 15
+    before = Position.from_board(mover, opponent)
+    off = before.parse_play("5/off 4/off", (5, 4))
+    seen = list(off.result().on_roll)
+    seen[0] = 5  # the pile read as its row
+    obs = BoardObservation(tuple(seen), off.result().opponent, at_least={1})
+    assert identify_play(before, (5, 4), obs).verdict == "ambiguous"
+    found = identify_play(before, (5, 4), replace(obs, still=frozenset({1, 2, 3}), changed=frozenset({4, 5})))
+    assert found.verdict == "legal" and found.play == off and "picture" in found.reason
+    # a touched 1-point does not rule 5/off 4/off out (a checker nudged): only one that looks as it did would
+    found = identify_play(before, (5, 4), replace(obs, still=frozenset({2, 3}), changed=frozenset({1, 4, 5})))
+    assert found.verdict == "ambiguous" and len(found.candidates) == 2
+
+
+def test_an_illegal_slip_onto_a_pile_is_still_flagged_when_the_picture_shows_it():
+    """The player put both checkers on the 2-point's pile (7/2 7/2 with a 6-5: illegal). The counts fit 7/2
+    7/1; the picture shows the 1-point as it was, so the legal play is not accepted."""
+    before, play, seen = _onto_two_piles()
+    found = identify_play(before, (6, 5), BoardObservation(seen, play.result().opponent, at_least={1, 2},
+                                                           still={1, 3, 4, 5, 6}, changed={2, 7}))
+    assert found.verdict in ("illegal", "ambiguous") and found.play is None
+
+
+def test_an_observation_with_a_picture_round_trips_through_json():
+    obs = BoardObservation(Position.initial().on_roll, Position.initial().opponent, still={1, 2}, changed={6})
+    assert BoardObservation.from_json(obs.to_json()) == obs
+    with pytest.raises(ValueError):
+        BoardObservation(Position.initial().on_roll, Position.initial().opponent, still={6}, changed={6})
