@@ -29,7 +29,10 @@ recoloured, noised and JPEG-compressed, and cut as the reader cuts it. Determini
 from __future__ import annotations
 
 import argparse
+import copy
+import itertools
 import math
+import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -243,24 +246,60 @@ def build_classifier(widths=(24, 48, 96), hidden=96):
 
 
 def export(net, path: Path, size: int = CLS_SIZE) -> None:
+    """Exports a CPU copy: the net may be training on a GPU, and the dummy input is a CPU tensor."""
     import torch
 
-    net.eval()
+    net = copy.deepcopy(net).cpu().eval()
     torch.onnx.export(net, torch.zeros(1, 3, size, size), str(path), input_names=["crops"],
                       output_names=["logits"], opset_version=13, dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
                       dynamo=False)
 
 
+def _produce(q, next_batch, p: np.ndarray, size: int, seed: int, w: int) -> None:
+    """A forked batch worker (the cache is the parent's, shared copy-on-write): its own generator from
+    (seed, w) and one OpenCV thread; it makes the batches of steps w, w + N, w + 2N, ... in order."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng([seed, w])
+    while True:
+        q.put(next_batch(rng.choice(len(p), size=size, p=p), rng))
+
+
+def batches(next_batch, p: np.ndarray, rng: np.random.Generator, args):
+    """Endless (crops, labels) of ``args.batch`` examples drawn by the weights ``p``. Without
+    ``args.workers``, made here from ``rng`` (the single-process run, as before); with N workers, by N
+    forked processes (cutting crops is the bottleneck, not the network), read round-robin from a
+    bounded queue each, so a run depends only on (seed, workers)."""
+    if not args.workers:
+        while True:
+            yield next_batch(rng.choice(len(p), size=args.batch, p=p), rng)
+    ctx = mp.get_context("fork")
+    qs = [ctx.Queue(4) for _ in range(args.workers)]
+    procs = [ctx.Process(target=_produce, args=(q, next_batch, p, args.batch, args.seed, w), daemon=True)
+             for w, q in enumerate(qs)]
+    for pr in procs:
+        pr.start()
+    try:
+        for step in itertools.count():
+            yield qs[step % len(qs)].get(timeout=120)  # a dead worker ends the run, not hangs it
+    finally:
+        for pr in procs:
+            pr.terminate()
+
+
 def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkpoint=None) -> tuple[int, float]:
     """The time-boxed loop the crop networks train with (this classifier, tools/train_dice_val.py): AdamW,
     ``args.lr`` warmed up over 100 steps and cosine-decayed to 2 % over ``args.minutes``, cross-entropy
-    with 0.02 label smoothing. Each step draws ``args.batch`` examples by the weights ``p`` and
-    ``next_batch(idx)`` gives their crops (uint8, N x H x W x 3) and labels; ``checkpoint(net)`` runs every
-    500 steps when given. Returns (steps, seconds)."""
+    with 0.02 label smoothing, on ``args.device``. Each step draws ``args.batch`` examples by the weights
+    ``p`` and ``next_batch(idx, rng)`` gives their crops (uint8, N x H x W x 3) and labels (``batches``:
+    here or in ``args.workers`` processes); ``checkpoint(net)`` runs every 500 steps when given.
+    Returns (steps, seconds)."""
     import torch
     import torch.nn.functional as F
 
+    dev = torch.device(args.device)
+    net.to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    data = batches(next_batch, p, rng, args)
     budget = args.minutes * 60
     t0 = time.time()
     step, hist = 0, []
@@ -269,10 +308,9 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
         lr = args.lr * min(1.0, (step + 1) / 100) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.98 + 0.02)
         for g in opt.param_groups:
             g["lr"] = lr
-        idx = rng.choice(len(p), size=args.batch, p=p)
-        xs, ys = next_batch(idx)
-        x = to_input(xs)
-        y = torch.from_numpy(ys)
+        xs, ys = next(data)
+        x = to_input(xs).to(dev, non_blocking=True)
+        y = torch.from_numpy(ys).to(dev, non_blocking=True)
         net.train()
         out = net(x)
         loss = F.cross_entropy(out, y, label_smoothing=0.02)
@@ -283,10 +321,29 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
         step += 1
         if step % 100 == 0:
             m = np.mean(hist[-100:], axis=0)
-            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f}", flush=True)
+            print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f} "
+                  f"{step * args.batch / (time.time() - t0):.0f} samples/s", flush=True)
         if checkpoint is not None and step % 500 == 0:
             checkpoint(net)
+    data.close()
     return step, time.time() - t0
+
+
+def add_run_options(ap: argparse.ArgumentParser, widths: str, hidden: int) -> None:
+    """Options both crop networks share: where they train, who cuts the crops, how wide they are (the
+    reader loads an ONNX by its input size and class count only, so any width ships)."""
+    ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
+    ap.add_argument("--workers", type=int, default=0, help="processes cutting crops (0: this one)")
+    ap.add_argument("--widths", type=lambda s: tuple(int(w) for w in s.split(",")), default=widths,
+                    help=f"channels of the three conv stages (default {widths})")
+    ap.add_argument("--hidden", type=int, default=hidden, help="units of the hidden dense layer")
+
+
+def save_state(net, path: Path) -> None:
+    """The state dict beside the ONNX, on the CPU (``--init`` loads it anywhere)."""
+    import torch
+
+    torch.save({k: v.cpu() for k, v in net.state_dict().items()}, str(path))
 
 
 def sampling_weights(cache: dict) -> np.ndarray:
@@ -315,17 +372,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--oversize", type=float, default=0.1, help="share of samples cut far too big (label: no die)")
     ap.add_argument("--init", default="", help="state dict (.pt) to start from (fine-tuning)")
     ap.add_argument("--out", required=True)
+    add_run_options(ap, "24,48,96", 96)
     args = ap.parse_args(argv)
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args, rng))
     p = sampling_weights(cache)
-    net = build_classifier()
+    net = build_classifier(args.widths, args.hidden)
     if args.init:
-        net.load_state_dict(torch.load(args.init))
-    step, seconds = train(net, p, lambda idx: batch(cache, idx, rng, args.oversize), rng, args,
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+    step, seconds = train(net, p, lambda idx, r: batch(cache, idx, r, args.oversize), rng, args,
                           checkpoint=lambda n: export(n, Path(args.out)))
     export(net, Path(args.out))
-    torch.save(net.state_dict(), str(Path(args.out).with_suffix(".pt")))
+    save_state(net, Path(args.out).with_suffix(".pt"))
     print(f"wrote {args.out} after {step} steps, {seconds:.0f}s", flush=True)
     return 0
 

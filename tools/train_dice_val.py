@@ -34,7 +34,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_cls import PATCH, UNIT, cached, drawn_patches, export, photo_patches, train  # noqa: E402
+from train_dice_cls import (PATCH, UNIT, add_run_options, cached, drawn_patches, export, photo_patches,  # noqa: E402
+                            save_state, train)
 from train_dice_net import augment_colour, load_split, seeded  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
@@ -109,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--init", default="", help="state dict (.pt) to start from")
     ap.add_argument("--out", required=True)
+    add_run_options(ap, "32,64,128", 128)
     args = ap.parse_args(argv)
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector))
@@ -116,18 +118,18 @@ def main(argv: list[str] | None = None) -> int:
     p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
     p /= p.sum()
     print(f"{len(p)} patches, per value {np.bincount(cache['labels'], minlength=7)[1:].tolist()}", flush=True)
-    net = build_reader()
+    net = build_reader(args.widths, args.hidden)
     if args.init:
-        net.load_state_dict(torch.load(args.init))
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
 
-    def next_batch(idx):
+    def next_batch(idx, rng):
         crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
         return crops, cache["labels"][idx] - 1  # values 1..6 as classes 0..5
 
     step, seconds = train(net, p, next_batch, rng, args)
     out_path = Path(args.out)
     export(net, out_path, VAL_SIZE)
-    torch.save(net.state_dict(), str(out_path.with_suffix(".pt")))
+    save_state(net, out_path.with_suffix(".pt"))
     print(f"wrote {out_path} after {step} steps, {seconds:.0f}s", flush=True)
     return 0
 

@@ -31,25 +31,26 @@ def point_changes(before: np.ndarray, after: np.ndarray, geometry: BoardGeometry
     two rectified pictures of the board; empty when the pictures do not match in size."""
     if before is None or after is None or before.shape != after.shape or before.ndim != 3:
         return {}
+    h, w = before.shape[:2]
+    x0, y0, x1, y1 = (int(round(v * px_per_mm)) for v in geometry.surface)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return {}
+    before, after = before[y0:y1, x0:x1], after[y0:y1, x0:x1]  # the points only: frame and trays left out
     sigma = max(0.8, 1.0 * px_per_mm)  # about a millimetre: noise and JPEG blocks average out, a checker's rim stays
     # light that changed softly over part of the board (someone leaning over the lamp, a cloud) is divided out:
     # the ratio of the two pictures, median-filtered over a window wider than two checkers, is the light's
     # change; a checker put down is a small part of any window and leaves it alone
-    relit = after.astype(np.float32) * _light_change(before, after, px_per_mm)
-    relit = np.clip(relit, 0, 255).astype(np.uint8)
+    relit = np.clip(after.astype(np.float32) * _light_change(before, after, px_per_mm), 0, 255).astype(np.uint8)
     a = cv2.GaussianBlur(cv2.cvtColor(before, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), sigma)
     b = cv2.GaussianBlur(cv2.cvtColor(relit, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), sigma)
     diff = b - a
-    h, w = diff.shape[:2]
-    x0, y0, x1, y1 = (int(round(v * px_per_mm)) for v in geometry.surface)
-    surface = diff[max(0, y0):min(h, y1), max(0, x0):min(w, x1)].reshape(-1, 3)
-    if len(surface):
-        diff -= np.median(surface, axis=0)  # the whole board brighter or bluer: the light, not a checker
+    diff -= np.median(diff.reshape(-1, 3), axis=0)  # the whole board brighter or bluer: the light, not a checker
     moved = np.linalg.norm(diff, axis=2) > CHANGE_LAB
     shares = {}
     for point in range(1, 25):
         px0, py0, px1, py1 = (int(round(v * px_per_mm)) for v in geometry.point_rect(point))
-        strip = moved[max(0, py0):min(h, py1), max(0, px0):min(w, px1)]
+        strip = moved[max(0, py0 - y0):max(0, py1 - y0), max(0, px0 - x0):max(0, px1 - x0)]
         if strip.size:
             shares[point] = float(strip.mean())
     return shares
