@@ -76,38 +76,60 @@ def _near(dice: np.ndarray, x: float, y: float) -> tuple[int, float]:
     return i, float(d[i])
 
 
-def photo_patches(items, detector, rng: np.random.Generator):
-    """Canonical patches from labelled photos: (patch, class, native die side px, kind)."""
+def _photo(img: np.ndarray, dice: np.ndarray, detector, rng: np.random.Generator) -> list:
+    """One labelled photo's patches (``photo_patches``)."""
     from tablecompanion.vision.dice_model import NET_STRIDE  # noqa: F401  (the detector's geometry)
 
     out = []
-    for img, dice in items:
-        for x, y, side, v, c in dice:
-            out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 0))
-            for _ in range(2):  # beside the die, smaller than it: no die
-                a = rng.uniform(0, 2 * math.pi)
-                off = rng.uniform(0.5, 1.0) * side
-                bx, by = x + off * math.cos(a), y + off * math.sin(a)
-                if _near(dice, bx, by)[1] < 0.7:
-                    continue  # that is another die
-                est = side * rng.uniform(0.3, 0.9)
-                out.append((canonical_patch(img, bx, by, est), 0, est, 3))
-        if detector is None:
-            continue
-        h, w = img.shape[:2]
-        for k in (1.0, 0.5):
-            im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
-            for d in detector.detect(im, 0.05):
-                if k < 1.0 and d.side < 30:
-                    continue  # the reader drops these too
-                x, y, side = d.x / k, d.y / k, d.side / k
-                i, dist = _near(dice, x, y)
-                if dist < 0.3 and abs(math.log(side / dice[i, 2])) < 0.5:
-                    c, v = dice[i, 4], dice[i, 3]
-                    out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 1))
-                elif dist > 0.7:
-                    out.append((canonical_patch(img, x, y, side), 0, side, 2))
+    for x, y, side, v, c in dice:
+        out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 0))
+        for _ in range(2):  # beside the die, smaller than it: no die
+            a = rng.uniform(0, 2 * math.pi)
+            off = rng.uniform(0.5, 1.0) * side
+            bx, by = x + off * math.cos(a), y + off * math.sin(a)
+            if _near(dice, bx, by)[1] < 0.7:
+                continue  # that is another die
+            est = side * rng.uniform(0.3, 0.9)
+            out.append((canonical_patch(img, bx, by, est), 0, est, 3))
+    if detector is None:
+        return out
+    h, w = img.shape[:2]
+    for k in (1.0, 0.5):
+        im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+        for d in detector.detect(im, 0.05):
+            if k < 1.0 and d.side < 30:
+                continue  # the reader drops these too
+            x, y, side = d.x / k, d.y / k, d.side / k
+            i, dist = _near(dice, x, y)
+            if dist < 0.3 and abs(math.log(side / dice[i, 2])) < 0.5:
+                c, v = dice[i, 4], dice[i, 3]
+                out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 1))
+            elif dist > 0.7:
+                out.append((canonical_patch(img, x, y, side), 0, side, 2))
     return out
+
+
+_JOB = None  # (items, detector) for the forked photo workers: inherited, never pickled
+
+
+def _photo_job(i: int, seed: int) -> list:
+    items, detector = _JOB
+    return _photo(*items[i], detector, np.random.default_rng(seed))
+
+
+def photo_patches(items, detector, rng: np.random.Generator, workers: int = 0):
+    """Canonical patches from labelled photos: (patch, class, native die side px, kind). With ``workers``
+    the photos are cut by that many forked processes (the detector's passes are most of the minute), each
+    photo with its own generator seeded from ``rng``: deterministic, but not the serial build's patches."""
+    global _JOB
+    if not workers:
+        return [p for img, dice in items for p in _photo(img, dice, detector, rng)]
+    seeds = rng.integers(1 << 62, size=len(items)).tolist()
+    _JOB = (items, detector)
+    with mp.get_context("fork").Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
+        parts = pool.starmap(_photo_job, enumerate(seeds), chunksize=4)
+    _JOB = None
+    return [p for part in parts for p in part]
 
 
 def sim_patches(sim_items, rng: np.random.Generator):
@@ -124,6 +146,15 @@ def sim_patches(sim_items, rng: np.random.Generator):
             if _near(dice, x, y)[1] > 0.8:
                 out.append((canonical_patch(img, x, y, side * rng.uniform(0.7, 1.3)), 0, side, 4))
     return out
+
+
+def sim_source(path: str, rng: np.random.Generator):
+    """``--sim``: simulator frames (tools/dice_sim_data.py) cut here, or patches already cut from them (an
+    npz with a cache's keys, e.g. a cache's kind-4 rows: a tenth of the frames' bytes, for carrying)."""
+    if "patches" not in np.load(path).files:
+        return sim_patches(load_sim(path), rng)
+    z = np.load(path)
+    return list(zip(z["patches"], z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
 
 
 def drawn_patches(n: int, rng: np.random.Generator):
@@ -177,11 +208,11 @@ def build_cache(args, rng: np.random.Generator) -> dict:
     parts = []
     for spec in args.train:
         items = load_split(spec)
-        got = photo_patches(items, detector, rng)
+        got = photo_patches(items, detector, rng, args.workers)
         print(f"{spec}: {len(items)} images -> {len(got)} patches", flush=True)
         parts += got
     if args.sim:
-        got = sim_patches(load_sim(args.sim), rng)
+        got = sim_source(args.sim, rng)
         print(f"sim: {len(got)} patches", flush=True)
         parts += got
     got = drawn_patches(args.drawn, rng)
@@ -291,17 +322,18 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
     ``args.lr`` warmed up over 100 steps and cosine-decayed to 2 % over ``args.minutes``, cross-entropy
     with 0.02 label smoothing, on ``args.device``. Each step draws ``args.batch`` examples by the weights
     ``p`` and ``next_batch(idx, rng)`` gives their crops (uint8, N x H x W x 3) and labels (``batches``:
-    here or in ``args.workers`` processes); ``checkpoint(net)`` runs every 500 steps when given.
-    Returns (steps, seconds)."""
+    here or in ``args.workers`` processes); ``checkpoint(net)`` runs every 500 steps (at most once a
+    minute) when given. Returns (steps, seconds)."""
     import torch
     import torch.nn.functional as F
 
     dev = torch.device(args.device)
+    torch.backends.cudnn.benchmark = dev.type == "cuda"  # one input shape throughout: let cuDNN pick kernels
     net.to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     data = batches(next_batch, p, rng, args)
     budget = args.minutes * 60
-    t0 = time.time()
+    t0 = saved = time.time()
     step, hist = 0, []
     while time.time() - t0 < budget:
         frac = (time.time() - t0) / budget
@@ -309,7 +341,7 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
         for g in opt.param_groups:
             g["lr"] = lr
         xs, ys = next(data)
-        x = to_input(xs).to(dev, non_blocking=True)
+        x = to_input(xs, dev)
         y = torch.from_numpy(ys).to(dev, non_blocking=True)
         net.train()
         out = net(x)
@@ -317,14 +349,16 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
         opt.zero_grad()
         loss.backward()
         opt.step()
-        hist.append([loss.item(), (out.argmax(1) == y).float().mean().item()])
+        hist.append(torch.stack([loss.detach(), (out.argmax(1) == y).float().mean()]))  # no GPU sync per step
         step += 1
         if step % 100 == 0:
-            m = np.mean(hist[-100:], axis=0)
+            m = torch.stack(hist).mean(0).tolist()
+            hist = []
             print(f"step {step} {time.time() - t0:.0f}s lr {lr:.2e} loss {m[0]:.3f} acc {m[1]:.3f} "
                   f"{step * args.batch / (time.time() - t0):.0f} samples/s", flush=True)
-        if checkpoint is not None and step % 500 == 0:
+        if checkpoint is not None and step % 500 == 0 and time.time() - saved > 60:  # GPU steps are fast
             checkpoint(net)
+            saved = time.time()
     data.close()
     return step, time.time() - t0
 

@@ -78,13 +78,13 @@ def build_reader(widths=(32, 64, 128), hidden=128):
     )
 
 
-def build_cache(train: list[str], drawn: int, rng: np.random.Generator, detector_path: str = "") -> dict:
+def build_cache(train: list[str], drawn: int, rng: np.random.Generator, detector_path: str = "", workers: int = 0) -> dict:
     from tablecompanion.vision.dice_model import load_net
 
     detector = load_net(detector_path)
     parts = []
     for spec in train:
-        got = [p for p in photo_patches(load_split(spec), detector, rng) if 1 <= p[1] <= 6]
+        got = [p for p in photo_patches(load_split(spec), detector, rng, workers) if 1 <= p[1] <= 6]
         print(f"{spec}: {len(got)} die patches", flush=True)
         parts += got
     got = [p for p in drawn_patches(drawn, rng) if 1 <= p[1] <= 6]
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     add_run_options(ap, "32,64,128", 128)
     args = ap.parse_args(argv)
     rng = seeded(args)
-    cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector))
+    cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector, args.workers))
     drawn = cache["kinds"] == 5
     p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
     p /= p.sum()
@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
         return crops, cache["labels"][idx] - 1  # values 1..6 as classes 0..5
 
-    step, seconds = train(net, p, next_batch, rng, args)
     out_path = Path(args.out)
+    step, seconds = train(net, p, next_batch, rng, args, checkpoint=lambda n: export(n, out_path, VAL_SIZE))
     export(net, out_path, VAL_SIZE)
     save_state(net, out_path.with_suffix(".pt"))
     print(f"wrote {out_path} after {step} steps, {seconds:.0f}s", flush=True)
