@@ -14,7 +14,10 @@ Only then is the reading passed on (``WatchEvent``), once per change of the boar
 (a checker borne off from a pile over its row, which reads the same with one checker fewer) is a change:
 the trays are not in the agreement (their row's front moves a mm between frames) but a tray whose front
 stands, in every frame of the clear stretch, more than half a checker's thickness from where the last
-emitted reading saw it gives a new reading.
+emitted reading saw it gives a new reading. So is a point whose picture was touched (``vision.changes``)
+when the board is still again after a hand: a checker put on a pile, or moved from one pile to the next,
+leaves every count as it was (a pile reads as its row), and without it the last reading of a turn could be
+one from halfway through the play, and a correction made on the piles would never be offered.
 """
 
 from __future__ import annotations
@@ -176,13 +179,16 @@ class BoardWatcher:
         if not ready:
             self.current = None
             return None
-        # the points read as emitted: a tray may still have changed (only then is it worth measuring)
+        # the points read as emitted: a tray may still have changed (only then is it worth measuring), or, the
+        # first time the board is still again after a hand, a pile (its count is its row's: the key misses it)
         tray_moved = key == self._emitted and self.last is not None and \
             _tray_moved(self.last.reading, self._window, TRAY_MOVE * self.calibration.spec.checker_thickness)
         if key == self._emitted and self.current is not None and not tray_moved:
             return None
+        touched = key == self._emitted and not tray_moved and self.last is not None and \
+            _picture_moved(self.last.reading, reading)
         self.current = WatchEvent(self._index, reading, self._count)
-        if key != self._emitted or tray_moved:
+        if key != self._emitted or tray_moved or touched:
             self._emitted = key
             self.last = self.current
             return self.last
@@ -319,6 +325,13 @@ def _tray_moved(emitted: BoardReading, window: list[BoardReading], move_mm: floa
         if window and len(moves) == len(window) and (min(moves) > move_mm or max(moves) < -move_mm):
             return True
     return False
+
+
+def _picture_moved(emitted: BoardReading, reading: BoardReading) -> bool:
+    """Whether a point of ``reading``'s picture was touched since the ``emitted`` one's: a checker put on a pile
+    or taken off it, or moved from one pile to the next, leaves the counts as they were."""
+    _, changed = reading.changes_since(emitted)
+    return bool(changed)
 
 
 def _reading_key(reading: BoardReading) -> tuple:

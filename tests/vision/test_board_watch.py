@@ -271,3 +271,47 @@ def test_a_deferred_re_read_of_a_stable_board_waits_and_is_made_on_the_next_fram
     assert len(reads) == n + 1  # ... and then every 4th frame again
     watcher.feed(frames[24])
     assert len(reads) == n + 2
+
+
+def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
+    """O's 6-1 of a real match (match 37 of the footage, game 5 turn 41): 23/17, the hand away long enough for
+    a stable reading, then 2/1 from a pile of 8 onto a pile of 6. Both piles read as their rows, so the points
+    read the same after 2/1 and the watcher emitted nothing: the turn was scored on the picture from halfway
+    through the play, where the 1- and 2-points had not been touched. Their pictures changed: a new reading,
+    and identification sees where the checker went."""
+    from tablecompanion.vision.identify import identify_play
+    from tablecompanion.vision.occlusion import _reading_key
+
+    renderer = Renderer(Camera.preset("tilted"), "classic", "right", True)
+    before = Position.from_position_id("bNsAFQq/fwAAEA")  # O on roll (at the top)
+    after = before.parse_play("23/17 2/1", (6, 1)).result()
+    on_roll = list(before.on_roll)
+    on_roll[22], on_roll[16] = 0, 1  # 23/17 alone
+    mid = Position.from_board(on_roll, before.opponent)
+    watcher = BoardWatcher(truth_calibration(renderer))
+
+    def scene(position):
+        return Scene.from_position(position, bottom="opponent", dice=(), style="classic")
+
+    def emitted(position, n, seed):
+        return [e for e in (watcher.feed(f) for f in _frames(renderer, scene(position), n, seed=seed)) if e]
+
+    def hand_over(position, seed):
+        hand = Hand("top", x=640.0, y=150.0, spread=0.6)
+        for f in _frames(renderer, replace(scene(position), hands=(hand,)), 4, seed=seed):
+            assert watcher.feed(f) is None
+
+    [start] = emitted(before, 8, 0)
+    hand_over(mid, 5)
+    [first] = emitted(mid, 8, 10)
+    hand_over(mid, 15)  # a hand over the board that touches nothing: no new reading
+    assert emitted(mid, 8, 18) == []
+    hand_over(after, 20)
+    events = emitted(after, 10, 30)
+    assert len(events) == 1
+    assert _reading_key(events[0].reading) == _reading_key(first.reading)  # the points read the same
+    seen = events[0].reading.observation("dark", "top", before=start.reading, off_before=before.borne_off[0])
+    assert {1, 2, 17, 23} <= seen.changed
+    found = identify_play(before, (6, 1), seen)
+    assert found.verdict == "legal" and found.play.result() == after
+    assert emitted(after, 10, 40) == []  # once
