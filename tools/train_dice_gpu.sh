@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The dice value reader and crop classifier trained at once on one GPU, crops cut by many processes: the
+# run that made the shipped value reader (models/dice_val.onnx, 2026-11-26, one H200 and 16 cores, 6.5 min:
+# 12118 steps of 512). The classifier it trains alongside was not shipped (docs/dice.md).
+#
+#   bash tools/train_dice_gpu.sh prepare        # here: the train-split photos and simulator patches into
+#                                               # .dicegpu/ (git-ignored; ~40 MB, small enough to carry)
+#   OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES=6.5]   # there, from the repo root: python3 with
+#                                               # torch (CUDA), numpy, opencv, onnx; writes OUT/*.onnx, *.pt, logs
+#
+# Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
+set -u
+D=.dicegpu
+if [ "${1:-}" = prepare ]; then
+    PY=${PY:-.venv/bin/python}
+    mkdir -p $D
+    $PY - <<'PY'
+import csv, shutil
+from pathlib import Path
+for name in ("byler", "matteo"):  # only the train splits travel: the held-out photos are for reporting
+    src, dst = Path("../shared/data/dice") / name, Path(".dicegpu/dice") / name
+    rows = list(csv.DictReader((src / "labels.csv").open(newline="")))
+    keep = [r for r in rows if "split=train" in r.get("notes", "").lower()]
+    for r in keep:
+        (dst / r["file"]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src / r["file"], dst / r["file"])
+    with (dst / "labels.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(keep)
+    print(name, len(keep), "train photos")
+PY
+    # simulator crops cut once (tools/dice_sim_data.py renders them: ~6 min), kept as patches (a tenth of the bytes)
+    [ -f $D/dice_sim.npz ] || $PY tools/dice_sim_data.py --frames 160 --out $D/dice_sim.npz --seed 0
+    $PY - <<'PY'
+import sys
+import numpy as np
+sys.path.insert(0, "tools")
+from train_dice_cls import sim_patches, load_sim
+parts = sim_patches(load_sim(".dicegpu/dice_sim.npz"), np.random.default_rng(0))
+np.savez_compressed(".dicegpu/dice_sim_patches.npz", patches=np.stack([p[0] for p in parts]),
+                    labels=np.array([p[1] for p in parts], np.int64), sides=np.array([p[2] for p in parts], np.float32),
+                    kinds=np.array([p[3] for p in parts], np.int64))
+print(len(parts), "simulator patches")
+PY
+    grep -qx '/.dicegpu/' .git/info/exclude 2>/dev/null || echo '/.dicegpu/' >> .git/info/exclude
+    exit 0
+fi
+M=${1:-6.5}
+DEVICE=${DEVICE:-cuda}
+WORKERS=${WORKERS:-7}
+PY=${PY:-python3}
+: "${OUT:?set OUT}"
+mkdir -p "$OUT"
+nvidia-smi -L || echo "no nvidia-smi"
+nproc
+export PYTHONPATH=.
+$PY -c "import torch, cv2, numpy; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
+for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $D/dice_sim_patches.npz; do
+    [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
+done
+# The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
+TRAIN="$D/dice/byler:train $D/dice/matteo:train"
+COMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --seed 0"
+# Batch 512: one process feeds the GPU, and each step costs it launches and a copy whatever the batch; the
+# learning rates go up about as sqrt(batch). The reader is wider than the CPU-trained one (48,96,192 / 192).
+$PY tools/train_dice_val.py --train $TRAIN $COMMON --batch ${BATCH:-512} --lr ${VAL_LR:-3e-3} \
+    --widths 48,96,192 --hidden 192 --out "$OUT/dice_val.onnx" > "$OUT/val.log" 2>&1 &
+VAL=$!
+$PY tools/train_dice_cls.py --train $TRAIN --sim $D/dice_sim_patches.npz $COMMON --batch ${BATCH:-512} \
+    --lr ${CLS_LR:-4e-3} --oversize 0.1 --out "$OUT/dice_cls.onnx" > "$OUT/cls.log" 2>&1 &
+CLS=$!
+wait $VAL; RV=$?
+wait $CLS; RC=$?
+echo "== val (exit $RV)"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/val.log" | tail -n 12
+echo "== cls (exit $RC)"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/cls.log" | tail -n 12
+ls -l "$OUT"
+exit $(( RV || RC ))
