@@ -5,7 +5,9 @@ board is compared with each legal play's resulting position; the play is the one
 matches none, the play was illegal, and the difference between the board before and the board now is
 turned back into notation so the rules engine can say what is wrong with it ("6/off: ..."), with the
 closest legal plays beside it. Points the camera was unsure of are left out of the comparison; when
-that leaves several plays matching, the answer is "ambiguous" and a person should look.
+that leaves several plays matching, the answer is "ambiguous" and a person should look. Where the
+board's picture changed since the turn began (``BoardObservation.still``/``changed``) says where
+checkers went when the counts cannot, as on piles.
 
 >>> from tablecompanion.rules import Position
 >>> before = Position.initial()
