@@ -35,6 +35,27 @@ def _frames(renderer, scene, n, seed=0):
     return [two[i % 2] for i in range(n)]
 
 
+class _TopTurn:
+    """A watcher fed the top player's turn: still boards of positions (top player on roll) and a hand over
+    the board between them."""
+
+    def __init__(self, renderer, style: str = "tournament") -> None:
+        self.renderer, self.style = renderer, style
+        self.watcher = BoardWatcher(truth_calibration(renderer))
+
+    def scene(self, position):
+        return Scene.from_position(position, bottom="opponent", dice=(), style=self.style)
+
+    def emitted(self, position, n, seed):
+        frames = _frames(self.renderer, self.scene(position), n, seed=seed)
+        return [e for e in (self.watcher.feed(f) for f in frames) if e]
+
+    def hand_over(self, position, seed):  # the mover's hand over the board
+        hand = Hand("top", x=640.0, y=150.0, spread=0.6)
+        for f in _frames(self.renderer, replace(self.scene(position), hands=(hand,)), 4, seed=seed):
+            assert self.watcher.feed(f) is None
+
+
 def _bottom_arrays(event):
     seen = event.reading.observation("light", "bottom")
     return seen.mover, seen.opponent
@@ -179,19 +200,8 @@ def test_a_checker_borne_off_from_a_pile_that_reads_the_same_is_a_new_reading():
     after = before.parse_play("6/off 1/off", (6, 1)).result()  # 3 borne off, 6 left on the 1-point
     mid = Position.from_board(before.on_roll[:5] + (0,) + before.on_roll[6:], before.opponent)  # 6/off alone
     assert (mid.borne_off[0], after.borne_off[0], before.on_roll[0], after.on_roll[0]) == (2, 3, 7, 6)
-    watcher = BoardWatcher(truth_calibration(renderer))
-
-    def scene(position):
-        return Scene.from_position(position, bottom="opponent", dice=())
-
-    def emitted(position, n, seed):
-        return [e for e in (watcher.feed(f) for f in _frames(renderer, scene(position), n, seed=seed)) if e]
-
-    def hand_over(position, seed):  # the mover's hand over the board, carrying a checker off
-        hand = Hand("top", x=640.0, y=150.0, spread=0.6)
-        for f in _frames(renderer, replace(scene(position), hands=(hand,)), 4, seed=seed):
-            assert watcher.feed(f) is None
-
+    turn = _TopTurn(renderer)
+    emitted, hand_over = turn.emitted, turn.hand_over
     [start] = emitted(before, 8, 0)
     hand_over(mid, 5)
     [first] = emitted(mid, 8, 10)
@@ -288,19 +298,8 @@ def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     on_roll = list(before.on_roll)
     on_roll[22], on_roll[16] = 0, 1  # 23/17 alone
     mid = Position.from_board(on_roll, before.opponent)
-    watcher = BoardWatcher(truth_calibration(renderer))
-
-    def scene(position):
-        return Scene.from_position(position, bottom="opponent", dice=(), style="classic")
-
-    def emitted(position, n, seed):
-        return [e for e in (watcher.feed(f) for f in _frames(renderer, scene(position), n, seed=seed)) if e]
-
-    def hand_over(position, seed):
-        hand = Hand("top", x=640.0, y=150.0, spread=0.6)
-        for f in _frames(renderer, replace(scene(position), hands=(hand,)), 4, seed=seed):
-            assert watcher.feed(f) is None
-
+    turn = _TopTurn(renderer, "classic")
+    emitted, hand_over = turn.emitted, turn.hand_over
     [start] = emitted(before, 8, 0)
     hand_over(mid, 5)
     [first] = emitted(mid, 8, 10)

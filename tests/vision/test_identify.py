@@ -315,18 +315,12 @@ def test_a_play_onto_two_neighbouring_piles_asks_for_a_look():
     """O's 6-5, 7/2 7/1, onto piles of 5 and 7 seen from straight above as two rows of five (match 50 of the
     footage, game 1 turn 56): a checker put a point off, onto the other pile, shows the same board. The
     camera cannot tell the play from that mistake, so it asks rather than calls it legal."""
-    mover = [0] * 25
-    mover[0], mover[1], mover[6] = 7, 5, 3
-    opponent = [0] * 25
-    opponent[5] = 15
-    before = Position.from_board(mover, opponent)
-    play = before.parse_play("7/2 7/1", (6, 5))
-    seen = list(play.result().on_roll)
-    seen[0] = seen[1] = 5  # the rows; the piles on them are not counted
-    found = identify_play(before, (6, 5), BoardObservation(tuple(seen), play.result().opponent, at_least={1, 2}))
+    before, play, seen = _onto_two_piles()  # the rows; the piles on them are not counted
+    found = identify_play(before, (6, 5), BoardObservation(seen, play.result().opponent, at_least={1, 2}))
     assert found.verdict == "ambiguous" and found.play is None
     assert {1, 2} <= set(found.points) and "pile" in found.reason
     # one pile only: the 2-point's count is seen, so a checker a point off would show there
+    mover, opponent = list(before.on_roll), list(before.opponent)
     mover[1], mover[6] = 3, 5
     before = Position.from_board(mover, opponent)
     play = before.parse_play("7/2 7/1", (6, 5))
