@@ -351,9 +351,22 @@ def _picture_disagrees(before: Position, mover: Sequence[int], opp: Sequence[int
     out = []
     for p in range(1, 25):
         moved = mover[p - 1] != before.on_roll[p - 1] or opp[24 - p] != before.opponent[24 - p]
-        if (moved and p in seen.still) or (not moved and p in touched and p in seen.changed):
+        if moved and p in seen.still and not _on_the_pile_only(before, mover, opp, seen, p):
+            out.append(p)
+        elif not moved and p in touched and p in seen.changed:
             out.append(p)
     return tuple(sorted(out, reverse=True))
+
+
+def _on_the_pile_only(before: Position, mover: Sequence[int], opp: Sequence[int], seen: BoardObservation,
+                      p: int) -> bool:
+    """Whether a board changes point p only above its row: before and after, at least the row the camera
+    reads there (a pile). A checker put exactly on top of another of its colour can leave the picture as it
+    was (seen from straight above, on a plain checker), so a point that looks as it did says nothing there."""
+    if p not in seen.at_least:
+        return False
+    row = max(seen.mover[p - 1], seen.opponent[24 - p])
+    return min(before.on_roll[p - 1], mover[p - 1]) >= row > 0 or min(before.opponent[24 - p], opp[24 - p]) >= row > 0
 
 
 def _slipped(before: Position, result: Position, p: int, q: int) -> tuple[list[int], list[int]]:
