@@ -16,8 +16,10 @@ JPEG-compressed. Deterministic for a seed, time-boxed.
         --cache /tmp/dice_val_cache.npz --minutes 15 --out /tmp/dice_val_a.onnx
     # then on from there (the state dict is written beside --out) at a lower rate, another seed:
     python tools/train_dice_val.py --train ... --cache /tmp/dice_val_cache.npz --init /tmp/dice_val_a.pt \\
-        --lr 1e-3 --seed 1 --minutes 20 --out tablecompanion/vision/models/dice_val.onnx
+        --lr 1e-3 --seed 1 --minutes 20 --out /tmp/dice_val_b.onnx
 
+The shipped reader was trained on a GPU, wider (``--widths 48,96,192 --hidden 192``), with crops cut by
+worker processes (``--device cuda --workers 7``): tools/train_dice_gpu.sh is that run.
 torch is needed here only; the reader runs on cv2.dnn.
 """
 
