@@ -151,9 +151,9 @@ def sim_patches(sim_items, rng: np.random.Generator):
 def sim_source(path: str, rng: np.random.Generator):
     """``--sim``: simulator frames (tools/dice_sim_data.py) cut here, or patches already cut from them (an
     npz with a cache's keys, e.g. a cache's kind-4 rows: a tenth of the frames' bytes, for carrying)."""
-    if "patches" not in np.load(path).files:
-        return sim_patches(load_sim(path), rng)
     z = np.load(path)
+    if "patches" not in z.files:
+        return sim_patches(load_sim(path), rng)
     return list(zip(z["patches"], z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
 
 
