@@ -40,7 +40,8 @@ class Capsules:
     (radius ``rb[i]``). ``digit`` 0-3 the fingers from the index, 4 the thumb, -1 the rest; ``joint`` the
     bone along the digit (0 metacarpal, 1 proximal, 2 middle, 3 distal; the thumb has no middle);
     ``dorsal`` the unit vector towards the back of the hand across each piece (nails, knuckle creases);
-    ``blend`` how far (mm) it melts into what it meets."""
+    ``blend`` how far (mm) it melts into what it meets; ``open_a`` a piece cut square at its end a
+    instead of rounded (a sleeve's cuff, the forearm coming out of it)."""
 
     a: np.ndarray
     b: np.ndarray
@@ -51,6 +52,7 @@ class Capsules:
     joint: np.ndarray
     dorsal: np.ndarray
     blend: np.ndarray
+    open_a: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.kind)
@@ -122,9 +124,11 @@ def _template(spread: float, holding: bool):
     # The palm's mass under the back of the hand, and its little-finger edge.
     add(SKIN, (28.0, -14.0, -10.0), (52.0, 14.0, -16.0), 17.0, 15.0, blend=8.0)
     add(SKIN, (10.0, 20.0, -4.0), (60.0, 26.0, -14.0), 11.0, 10.0, blend=8.0)
-    # Wrist and forearm, into a sleeve pushed back a little.
-    add(SKIN, (0.0, 0.0, -6.0), (-150.0, 0.0, 1.0), 19.0, 25.0, blend=6.0)
-    add(SLEEVE, (-125.0, 0.0, 9.0), (-700.0, 0.0, 20.0), 40.0, 46.0, blend=0.0)
+    # Wrist and forearm, widening towards the elbow (a wrist is about 55 mm across, a forearm 70 mm a
+    # hand's length up), into a sleeve pushed back a little: snug at its cuff, cut square there, fuller
+    # up the arm (a rounded end read as a sausage, not a sleeve).
+    add(SKIN, (0.0, 0.0, -6.0), (-240.0, 0.0, 3.0), 21.5, 32.0, blend=6.0)
+    add(SLEEVE, (-125.0, 0.0, 7.0), (-700.0, 0.0, 20.0), 34.0, 50.0, blend=0.0)
     # The pinch point goes to the origin: between the index and middle fingertips, whose centres lie
     # 6 mm below ``height`` (their undersides at about the top of a held checker).
     pinch = (tips[0] + tips[1]) / 2
@@ -165,7 +169,8 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     dorsal = np.column_stack([dors[:, 0:1] * d + dors[:, 1:2] * e, -dors[:, 2]])
     return Capsules(a=a, b=b, ra=np.array([p[3] for p in pieces]), rb=np.array([p[4] for p in pieces]),
                     kind=tuple(p[0] for p in pieces), digit=np.array([p[5] for p in pieces]),
-                    joint=np.array([p[6] for p in pieces]), dorsal=dorsal, blend=np.array([p[8] for p in pieces]))
+                    joint=np.array([p[6] for p in pieces]), dorsal=dorsal, blend=np.array([p[8] for p in pieces]),
+                    open_a=np.array([p[0] == SLEEVE for p in pieces]))
 
 
 def hand_points(hand, spec: BoardSpec, caps: Capsules | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -265,13 +270,15 @@ class HandField:
     """The hand sampled on a grid of k x k pixel blocks from (x0, y0): ``sdf`` the signed distance (px)
     to the union's outline (negative inside); with shading also the visible height ``height`` (px,
     towards the camera), the piece on top ``top`` (-1 outside), how far along it ``along`` (0 at its end
-    a, 1 at b), and the unit normal ``normal`` of that piece (camera axes)."""
+    a, 1 at b), where across it ``across`` (-1..1 of its radius, signed, 0 on its axis), and the unit
+    normal ``normal`` of that piece (camera axes)."""
 
     sdf: np.ndarray
     height: np.ndarray | None = None
     top: np.ndarray | None = None
     along: np.ndarray | None = None
     normal: np.ndarray | None = None
+    across: np.ndarray | None = None
 
 
 def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, shading: bool = False) -> HandField:
@@ -284,9 +291,11 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         H = np.full((h, w), -1e4, np.float32)
         top = np.full((h, w), -1, np.int16)
         along = np.zeros((h, w), np.float32)
+        across = np.zeros((h, w), np.float32)
         normal = np.zeros((h, w, 3), np.float32)
         vxs, vys, wzs = (np.zeros((h, w), np.float32) for _ in range(3))
-        out = HandField(sdf, H, top, along, normal)
+        out = HandField(sdf, H, top, along, normal, across)
+    open_a = ph.caps.open_a
     for i in range(len(ph.ra)):
         ax, ay = (float(v) for v in ph.a[i])
         bx, by = (float(v) for v in ph.b[i])
@@ -302,17 +311,23 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         Y = ys[r0:r1, None] - np.float32(ay)
         abx, aby = np.float32(bx - ax), np.float32(by - ay)
         L2 = float(abx * abx + aby * aby)
-        tt = np.clip((X * abx + Y * aby) * np.float32(1.0 / max(L2, 1e-6)), 0.0, 1.0)
+        proj = (X * abx + Y * aby) * np.float32(1.0 / max(L2, 1e-6))
+        tt = np.clip(proj, 0.0, 1.0)
         vx = X - tt * abx
         vy = Y - tt * aby
         d2 = vx * vx + vy * vy
         r = np.float32(ra) + tt * np.float32(rb - ra)
         s = np.sqrt(d2) - r
+        if open_a is not None and open_a[i]:
+            # cut square at a: outside beyond the plane across the piece's end (the cuff's edge)
+            s = np.maximum(s, -proj * np.float32(math.sqrt(L2)))
         win = sdf[r0:r1, c0:c1]
         np.minimum(win, s, out=win)
         if not shading:
             continue
         w2 = r * r - d2
+        if open_a is not None and open_a[i]:
+            w2 = np.where(proj >= 0, w2, np.float32(-1.0))
         inside = w2 > 0
         if not inside.any():
             continue
@@ -329,6 +344,8 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         np.copyto(wzs[r0:r1, c0:c1], wz, where=wins)
         np.copyto(top[r0:r1, c0:c1], np.int16(i), where=wins)
         np.copyto(along[r0:r1, c0:c1], tt, where=wins)
+        side = (vy * abx - vx * aby) * np.float32(1.0 / math.sqrt(max(L2, 1e-6))) / np.maximum(r, np.float32(1e-3))
+        np.copyto(across[r0:r1, c0:c1], side, where=wins)
     if shading:
         # the normal of the top piece's round section, made square to its axis in 3-D
         n = len(ph.ra)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -964,7 +965,7 @@ class Renderer:
         npc = len(caps)
         # What each pixel's piece is, in one gather: sleeve, finger bone (1-3), distal bone, the knuckle
         # end of a metacarpal, bone length (mm), radius at each end (mm), dorsal vector (camera axes).
-        table = np.zeros((npc + 1, 10), np.float32)
+        table = np.zeros((npc + 1, 12), np.float32)
         table[:npc, 0] = [kd == SLEEVE for kd in caps.kind]
         table[:npc, 1] = (caps.digit >= 0) & (caps.joint >= 2)
         table[:npc, 2] = (caps.digit >= 0) & (caps.joint == 3)
@@ -973,6 +974,8 @@ class Renderer:
         table[:npc, 5] = caps.ra
         table[:npc, 6] = caps.rb
         table[:npc, 7:10] = ph.dorsal
+        axis2 = ph.b - ph.a
+        table[:npc, 10:12] = axis2 / np.maximum(np.linalg.norm(axis2, axis=1, keepdims=True), 1e-6)
         table[npc, 4:7] = 1.0
         attr = table[np.where(inside, top, npc)]
         sleeve, joint2, distal, meta = attr[..., 0], attr[..., 1], attr[..., 2], attr[..., 3]
@@ -996,6 +999,22 @@ class Renderer:
         n = np.where(steep, field.normal, n) * m[..., None]
         n = cv2.GaussianBlur(n, (0, 0), max(0.5, 2.5 / k))  # a few px: joins round off
         n[..., 2] += 1.0 - m
+        if meta.any():
+            # The extensor tendons stand out along the back of the hand, one down each metacarpal, from
+            # the wrist to its knuckle: a low ridge (about a millimetre high, a few wide) that tilts the
+            # normals across it, so one flank catches the lamp.
+            u = field.across
+            rise = meta * np.clip((field.along - 0.15) * 2.0, 0.0, 1.0) * np.clip((0.97 - field.along) * 8.0, 0.0, 1.0)
+            radius_mm = np.maximum(0.5 * (attr[..., 5] + attr[..., 6]), 1.0)
+            dh = rise * (-2.0 * u / 0.22 ** 2) * np.exp(-(u / 0.22) ** 2) * (0.8 / radius_mm)  # slope across
+            n[..., 0] -= dh * -attr[..., 11]
+            n[..., 1] -= dh * attr[..., 10]
+        cloth = self._cloth(ph, x0, y0, gh, gw, k) if sleeve.any() else None
+        if cloth is not None:
+            # Folds are shapes, not stripes of paint: they tilt the sleeve's normals, so the lamp lights
+            # one flank of each and leaves the other in shade, and the creases between them go dark.
+            n[..., 0] -= cloth.slope_x * sleeve
+            n[..., 1] -= cloth.slope_y * sleeve
         n *= (1.0 / np.maximum(np.sqrt(np.einsum("...i,...i->...", n, n)), 1e-4))[..., None]
         nx, ny, nz = cv2.split(n)
         # The lamp as seen from the hand, in camera axes (z towards the camera, as the normals).
@@ -1005,8 +1024,8 @@ class Renderer:
         lc = self.model.R @ to_lamp
         lx, ly, lz = float(lc[0]), float(lc[1]), float(-lc[2])
         ndl = nx * lx + ny * ly + nz * lz
-        wrap = 0.4  # light bleeds round the terminator under skin
-        lam = np.maximum(ndl + wrap, 0.0) * (1.0 / max(lz + wrap, 0.2))
+        wrap = 0.4 - 0.25 * sleeve  # light bleeds round the terminator under skin; cloth is opaque
+        lam = np.maximum(ndl + wrap, 0.0) / np.maximum(lz + wrap, 0.2)
         amb = self.camera.ambient
         # Occlusion: where the surface lies below its neighbourhood (between fingers, along a finger over
         # the palm), the room's light reaches less of it.
@@ -1045,9 +1064,13 @@ class Renderer:
         redness = np.clip(0.8 * tipness + 0.7 * knuckle, 0, 1) + np.clip(tex[..., 1] + 0.6 * cav, -1, 1)
         shade = tex[..., 0] * (1.0 - 0.22 * crease) * (1.0 + 0.06 * knuckle * back)
         colour = skin * (shade[..., None] * (1.0 - (redness * bare)[..., None] * np.float32([0.1, 0.08, -0.025])))
-        if sleeve.any():
-            colour += (sleeve * shade)[..., None] * (np.array(hand.sleeve, np.float32) - skin)
-            light *= 1.0 + 0.09 * self._folds(ph, x0, y0, gh, gw, k) * sleeve  # cloth: folds across the sleeve
+        if cloth is not None:
+            # Knitted cloth: yarn of slightly different tones (heather), the cuff's ribbing a shade darker
+            # and packed tighter, dark in the creases, and the fuzz of its fibres catching the light where
+            # the sleeve turns away (a rim a little brighter, not a plastic-like highlight).
+            weave = cloth.heather * (1.0 - 0.07 * cloth.cuff) * (1.0 - 0.35 * cloth.crease)
+            colour += (sleeve * shade)[..., None] * (np.array(hand.sleeve, np.float32) * weave[..., None] - skin)
+            light *= 1.0 + sleeve * (0.22 * (1.0 - nz) ** 2)
         nail_colour = np.clip(skin * np.float32([1.12, 1.1, 1.04]) + np.float32([14, 10, 6]), 0, 255)
         colour += (nail * 0.85)[..., None] * (nail_colour - colour)
         colour += (free_edge * 0.8)[..., None] * (np.float32([215, 225, 235]) - colour)
@@ -1073,25 +1096,63 @@ class Renderer:
                        filled[..., :3] / np.maximum(filled[..., 3:], 1e-3))
         return out.astype(np.float32)
 
-    def _folds(self, ph, x0: int, y0: int, gh: int, gw: int, k: int) -> np.ndarray:
-        """Folds across the sleeve (about -1..1 on the grid), irregular: two incommensurate waves along
-        the arm, bent across it; worked out on a coarse grid and scaled up (cloth folds are smooth)."""
+    def _cloth(self, ph, x0: int, y0: int, gh: int, gw: int, k: int) -> "_Cloth":
+        """The sleeve's cloth on the field's grid: the slopes its folds give the surface, the creases
+        between them, the ribbed cuff and the yarn's tones.
+
+        Folds run round the arm, irregular (incommensurate waves along it, bent across it), bunched
+        and deeper near the cuff where a pushed-back sleeve gathers; worked out on a coarse grid and
+        scaled up (folds are smooth), the yarn at full resolution from a bank drawn once."""
         i = ph.caps.kind.index("sleeve")
         a0 = (ph.a[i] - np.float32([x0, y0])) / k
         d = (ph.b[i] - ph.a[i]) / k
         n = float(np.linalg.norm(d))
         if n < 1e-3:
-            return np.zeros((gh, gw), np.float32)
+            zero = np.zeros((gh, gw), np.float32)
+            return _Cloth(zero, zero, zero, zero, np.ones((gh, gw), np.float32))
         d = d / n
-        g = 4
+        mm = ph.px_per_mm / k  # grid cells per mm
+        g = 3
         sh, sw = max(2, -(-gh // g)), max(2, -(-gw // g))
         yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * g
-        t = (xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]
-        s_ = (xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]
-        period = max(3.0, 13.0 * self.px_per_mm / k)
-        folds = np.sin(t / period + 1.6 * np.sin(s_ / (1.7 * period))) * np.sin(t / (2.9 * period) + 1.3) \
-            + 0.5 * np.sin(t / (0.61 * period) + 2.2 * np.sin(s_ / (2.3 * period) + 0.7))
-        return cv2.resize(folds.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
+        t = ((xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]) / mm  # mm along the sleeve from its cuff
+        s_ = ((xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]) / mm  # mm across it
+        gather = np.exp(-np.maximum(t, 0.0) / 110.0)  # bunched near the cuff
+        period = 15.0 - 6.0 * gather  # mm
+        phase = t / period + 0.3 * np.sin(s_ / 37.0 + 0.8 * np.sin(t / 61.0)) + 0.6 * np.sin(t / 41.0 + 1.3)
+        F = np.sin(2 * np.pi * phase)
+        F = np.sign(F) * np.abs(F) ** 0.6  # broad rounded ridges, narrow valleys
+        # each fold dies away towards one side of the arm or the other, as real ones do
+        depth = (1.2 + 2.2 * gather) * np.clip(0.55 + 0.6 * np.sin(s_ / 29.0 + 2.3 * np.sin(t / 47.0)), 0.1, 1.0)  # mm
+        height = (F * depth).astype(np.float32)
+        big = lambda a: cv2.resize(a.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
+        Hf = big(height)
+        sy, sx = np.gradient(Hf)  # mm of height per grid cell
+        scale = mm  # cells per mm: the slope per mm across the surface
+        crease = np.clip(-F - 0.55, 0.0, 1.0) / 0.45 * np.clip(depth / 2.5, 0.0, 1.0)
+        tt = big(t)
+        cuff = np.clip((22.0 - tt) / 2.0, 0.0, 1.0) * (tt > -1.0)
+        heather = self._yarn(gh, gw, float(ph.a[i][0]), float(ph.a[i][1]))
+        # The ribs run along the arm, about 2.5 mm apart: seen only where the picture resolves them.
+        if mm >= 1.2:  # three grid cells a rib or more
+            ss = big(s_)
+            heather = heather * (1.0 - 0.1 * cuff * (0.5 + 0.5 * np.cos(ss * (2 * np.pi / 2.5))))
+        return _Cloth(sx * scale, sy * scale, big(crease), cuff, heather)
+
+    def _yarn(self, h: int, w: int, ox: float, oy: float) -> np.ndarray:
+        """The cloth's tone (about 1) for a patch: yarn-scale speckle and broader mottling, from a bank
+        drawn once, offset by where the cuff is so it moves with the arm."""
+        if getattr(self, "_yarn_bank", None) is None:
+            rng = np.random.default_rng(31)
+            size = 512
+            speck = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 0.7) * 0.06
+            mottle = textures.value_noise((size, size), 9, rng) * 0.03 + textures.value_noise((size, size), 35, rng) * 0.03
+            self._yarn_bank = np.tile((1.0 + speck + mottle).astype(np.float32), (2, 2))
+        bank = self._yarn_bank
+        size = bank.shape[0] // 2
+        if h > size or w > size:
+            bank = np.tile(bank[:size, :size], (-(-h // size) + 1, -(-w // size) + 1))
+        return bank[int(oy) % size:int(oy) % size + h, int(ox) % size:int(ox) % size + w]
 
     def _skin_texture(self, h: int, w: int, hand: Hand) -> np.ndarray:
         """Skin's unevenness for a hand patch, from a bank drawn once: (h, w, 2), a tone (about 1) and a
@@ -1191,6 +1252,17 @@ class Renderer:
             "height_mm": round(max(0.0, float(-pose.vertices()[:, 2].max())), 2) + 0.0,
             **notes,
         }
+
+
+@dataclass
+class _Cloth:
+    """A sleeve's cloth on a hand's shading grid (see ``Renderer._cloth``)."""
+
+    slope_x: np.ndarray  # the folds' slope (height per px) along the picture's x
+    slope_y: np.ndarray
+    crease: np.ndarray  # 0..1, the valleys between folds
+    cuff: np.ndarray  # 0..1, the ribbed band at the sleeve's end
+    heather: np.ndarray  # the yarn's tone, about 1
 
 
 def _blend(img: np.ndarray, x0: int, y0: int, rgb: np.ndarray, alpha: np.ndarray | None = None) -> None:

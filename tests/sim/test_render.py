@@ -325,3 +325,39 @@ def test_an_arm_reaching_from_under_a_steep_camera_renders(elbow):
             assert img.shape == (360, 640, 3) and drawn.any()
             rebuilt = mask_from_truth(truth["hands"], truth["camera"])
             assert (rebuilt & drawn).sum() / (rebuilt | drawn).sum() > 0.95
+
+
+def _sleeve_and_forearm_widths(hand):
+    """Widths (px) across the arm, straight down from above: the sleeve just past its cuff, the forearm
+    just before it and at the wrist; and whether any sleeve pixel lies beyond the cuff's plane."""
+    from tablecompanion.geometry import BoardSpec
+    from tablecompanion.sim.hands import field_block, hand_capsules, hand_field, project_capsules
+
+    cam = Camera(width=640, height=360, tilt_deg=0.0, yaw_deg=0.0, distortion=(0.0,) * 5)
+    model = Renderer(cam).model
+    ph = project_capsules(hand_capsules(hand, BoardSpec()), model.K, model.dist, model.R, model.t)
+    i = ph.caps.kind.index("sleeve")
+    arm = ph.caps.kind.index("sleeve") - 1
+    field = hand_field(ph, 0, 0, 640, 360, 1, shading=True)
+    a, b = ph.a[i], ph.b[i]
+    axis = (b - a) / np.linalg.norm(b - a)
+    ys, xs = np.mgrid[0:360, 0:640]
+    along = (xs - a[0]) * axis[0] + (ys - a[1]) * axis[1]
+    across = (xs - a[0]) * -axis[1] + (ys - a[1]) * axis[0]
+
+    def width(piece, at):
+        band = (field.top == piece) & (np.abs(along - at) < 0.5)
+        return float(np.ptp(across[band])) if band.any() else 0.0
+
+    wrist_at = float(((ph.a[arm] - a) @ axis))
+    return (width(i, 3.0), width(arm, -3.0), width(arm, wrist_at + 0.35 * (0.0 - wrist_at)),
+            bool(((field.top == i) & (along < -0.5)).any()), float(ph.ra[i]))
+
+
+def test_a_sleeve_ends_square_at_its_cuff_round_a_forearm_that_widens():
+    """A rounded sleeve end read as a sausage: a cuff is cut square (its full width a few pixels past its
+    edge, nothing of it beyond), and the forearm coming out of it is wider there than at the wrist."""
+    sleeve, forearm, wrist, beyond, cuff_r = _sleeve_and_forearm_widths(Hand("bottom", 420.0, 120.0, spread=0.4))
+    assert not beyond
+    assert sleeve > 0.85 * 2 * cuff_r  # a round cap would be about 2 sqrt(2 r 3) wide here: far less
+    assert wrist < forearm < sleeve
