@@ -49,6 +49,11 @@ SEE_THROUGH_PIPS = 0.55
 # The varnish on a board's top mirrors the lamp blurred by this much (radians of the half vector): a
 # hand-finished surface, not a mirror (the checkers' tops: 0.022).
 VARNISH_ROUGHNESS = 0.06
+# A window in the wall beyond the top player's edge (board mm: the wall's y, the window's span along x,
+# its sill and head above the table), with a cross of glazing bars: glossy tops mirror it only when the
+# camera looks along the board steeply enough (a steep view's far checkers; never from straight above).
+WINDOW = dict(wall_y=-1900.0, x=(-350.0, 1150.0), height=(850.0, 2050.0), bar=45.0)
+WINDOW_GLINT = 0.3  # the window's image against the lamp's (a bright but large, overcast sky)
 GLINT_GRID = 4  # the checkers' glint map is worked out on 4 x 4 pixel blocks (it is smooth)
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
@@ -445,6 +450,8 @@ class Renderer:
             X, Y = self.model.rays_to_plane(rays, z)
             ang = self._mirror_angle(np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64))
             lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
+            P = np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64)
+            lobe = lobe + self._window_image(P, 0.02)
             self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         return self._glint_lobe
 
@@ -456,6 +463,35 @@ class Renderer:
         hv = lv / np.linalg.norm(lv, axis=-1, keepdims=True) + cv / np.linalg.norm(cv, axis=-1, keepdims=True)
         hv /= np.linalg.norm(hv, axis=-1, keepdims=True)
         return np.arccos(np.clip(-hv[..., 2], -1, 1))
+
+    def _window_image(self, P: np.ndarray, roughness: float) -> np.ndarray:
+        """How much of the window a horizontal glossy surface at points P (..., 3; world mm) mirrors into
+        the camera, against the lamp's image (0..``WINDOW_GLINT``): the ray from the camera bounced off
+        the surface, where it meets the wall, inside the window's panes; edges blurred by the finish's
+        ``roughness`` (radians) at that distance. The window's light is the room's, not the lamp's, so
+        it is weighed by the room's share of the light."""
+        v = P - self.model.centre
+        rx, ry, rz = v[..., 0], v[..., 1], -v[..., 2]  # bounced: it now rises (z up is negative)
+        wall = WINDOW["wall_y"]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.where((ry < 0) & (rz < 0), (wall - P[..., 1]) / ry, np.nan)
+        hx = P[..., 0] + s * rx
+        up = -(P[..., 2] + s * rz)  # height of the hit above the table
+        reach = np.sqrt(rx * rx + ry * ry + rz * rz) * s  # how far the bounced ray travels to the wall
+        soft = np.maximum(roughness * reach, 5.0)
+
+        def inside(q, lo, hi):
+            return np.clip(0.5 + (q - lo) / soft, 0, 1) * np.clip(0.5 + (hi - q) / soft, 0, 1)
+
+        (x0, x1), (z0, z1), bar = WINDOW["x"], WINDOW["height"], WINDOW["bar"]
+        pane = inside(hx, x0, x1) * inside(up, z0, z1)
+        # the glazing bars: a mullion down the middle, a transom across at two thirds up
+        xm, zm = (x0 + x1) / 2, z0 + 2 * (z1 - z0) / 3
+        pane *= 1.0 - 0.85 * inside(hx, xm - bar / 2, xm + bar / 2)
+        pane *= 1.0 - 0.85 * inside(up, zm - bar / 2, zm + bar / 2)
+        amb = self.camera.ambient
+        weight = WINDOW_GLINT * min(2.0, amb / max(1.0 - amb, 0.2))
+        return np.nan_to_num(pane * weight, nan=0.0).astype(np.float32)
 
     def _varnish_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         """How much of the lamp the board's varnished top mirrors into each pixel (float32, image size; 0
@@ -477,6 +513,8 @@ class Renderer:
                 gloss[(X >= mx0) & (X <= mx1) & (Y >= my0) & (Y <= my1)] = 0.0
         ang = self._mirror_angle(np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID])
         lobe = np.exp(-((ang / VARNISH_ROUGHNESS) ** 2)) + 0.12 * np.exp(-((ang / (4 * VARNISH_ROUGHNESS)) ** 2))
+        P = np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID]
+        lobe = lobe + self._window_image(P.astype(np.float64), VARNISH_ROUGHNESS)
         lobe = cv2.resize(lobe.astype(np.float32), (X.shape[1], X.shape[0]), interpolation=cv2.INTER_LINEAR)
         return lobe * gloss
 

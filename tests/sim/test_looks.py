@@ -171,3 +171,35 @@ def test_a_varnished_board_mirrors_the_lamp_where_nothing_covers_it():
         centre = np.mean(glossy_r.geo.marker_corners(marker_id), axis=0)
         u, v = np.round(glossy_r.model.project(np.array([[*centre, 0.0]]))[0]).astype(int)
         assert glossy_r._varnish[v, u] == 0
+
+
+def test_glossy_tops_mirror_the_window_only_when_the_camera_looks_along_the_board():
+    """The window in the wall beyond the top player: a steep camera sees it in the tops of the far
+    checkers (brighter there than the same checkers without it, its glazing bar a darker band), the
+    near checkers and a camera from straight above never."""
+    import tablecompanion.sim.render as render
+
+    scene = Scene.from_position(Position.initial(), dice=())
+    lifts = {}
+    for preset in ("steep", "top"):
+        pics = []
+        for weight in (0.0, render.WINDOW_GLINT):
+            old = render.WINDOW_GLINT
+            render.WINDOW_GLINT = weight
+            try:
+                r = Renderer(Camera.preset(preset, **QUIET))
+                pics.append(r.render(scene, seed=0)[0].astype(int))
+            finally:
+                render.WINDOW_GLINT = old
+        lift = (pics[1] - pics[0]).sum(axis=2)
+        tops = {}
+        for x, y, layer, *_ in r.checker_places(scene):
+            u, v = _px(r, x, y, -(layer + 1) * r.spec.checker_thickness)
+            if 0 <= u < 640 and 0 <= v < 360:
+                tops[(x, y, layer)] = lift[v - 1:v + 2, u - 1:u + 2].mean()
+        lifts[preset] = (tops, r)
+    steep, r = lifts["steep"]
+    far = [d for (x, y, _), d in steep.items() if y < r.spec.height / 2]
+    near = [d for (x, y, _), d in steep.items() if y > r.spec.height / 2]
+    assert max(far) > 20 and max(abs(d) for d in near) < 3
+    assert max(abs(d) for d in lifts["top"][0].values()) < 3
