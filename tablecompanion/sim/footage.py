@@ -546,7 +546,7 @@ class _Director:
             else:  # reaching: open, closing to a pinch on arrival
                 spread = g.open + (g.pinch - g.open) * t
             hand = Hand(self.table.side(hp), x, y, height=g.height + lift, holding=holding, motion_mm=motion,
-                        spread=round(spread, 2), elbow_mm=g.elbow, **self.looks(self.table.side(hp)))
+                        spread=round(spread, 2), elbow_mm=g.elbow, fingers=g.fingers, **self.looks(self.table.side(hp)))
             yield self.frame(player, dice, (hand,), in_hand=holding)
 
     # -- checkers ----------------------------------------------------------------------------------
@@ -577,7 +577,7 @@ class _Director:
         g = self.gesture(self.table.side(hp), fresh=False)
         for _ in range(self.n(T_GRAB)):
             yield self.frame(player, dice, (Hand(self.table.side(hp), b[0], b[1], height=g.height - 5.0, spread=g.pinch,
-                                                 elbow_mm=g.elbow, **self.looks(self.table.side(hp))),))
+                                                 elbow_mm=g.elbow, fingers=g.fingers, **self.looks(self.table.side(hp))),))
         yield from self.hand_travel(player, b, self.rest_xy(hp), self.n(T_RETREAT), dice, hand_player=hp)
 
     # -- cube --------------------------------------------------------------------------------------
@@ -713,13 +713,21 @@ class _Gesture:
     height: float
     open: float
     pinch: float
+    fingers: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     @classmethod
     def draw(cls, rng: np.random.Generator) -> "_Gesture":
         across = round(float(np.clip(rng.normal(160.0, 45.0), 60.0, 280.0)), 1)
         back = round(float(np.clip(rng.normal(380.0, 50.0), 280.0, 480.0)), 1)
-        return cls((across, back), round(float(rng.uniform(36.0, 46.0)), 1), round(float(rng.uniform(0.4, 0.7)), 2),
-                   round(float(rng.uniform(0.08, 0.3)), 2))
+        height = round(float(rng.uniform(36.0, 46.0)), 1)
+        # Each finger's own curl: the index and middle do the pinch, the ring and little fingers follow
+        # loosely, mostly curled a little more. Drawn from the reach's own numbers, not from ``rng``, so the
+        # footage's other draws are as before.
+        own = np.random.default_rng([int(across * 10), int(back * 10), int(height * 10)])
+        fingers = tuple(round(float(np.clip(own.normal(m, sd), -1.0, 1.0)), 2)
+                        for m, sd in ((0.0, 0.1), (0.0, 0.15), (0.1, 0.3), (0.2, 0.35)))
+        return cls((across, back), height, round(float(rng.uniform(0.4, 0.7)), 2),
+                   round(float(rng.uniform(0.08, 0.3)), 2), fingers)
 
 
 class _Metering:

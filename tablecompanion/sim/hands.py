@@ -11,6 +11,7 @@ at the hand's (x, y), ``height`` mm above the surface.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -70,11 +71,11 @@ def _unit(v) -> np.ndarray:
     return v / max(float(np.linalg.norm(v)), 1e-9)
 
 
-def _template(spread: float, holding: bool):
+def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)):
     """The hand in its own coordinates (forward, across, up; mm) with the pinch point at the origin.
 
     ``spread`` 0: fingers curled to a pinch; 1: an open hand reaching flat. Holding closes the pinch a
-    little more."""
+    little more. ``fingers`` curls each finger (index to little) a little more or less than the rest."""
     u = float(np.clip(spread, 0.0, 1.0))
     close = 1.0 - u if not holding else min(1.0, 1.15 - u)
     pieces = []  # (kind, a, b, ra, rb, digit, joint, dorsal, blend)
@@ -96,8 +97,9 @@ def _template(spread: float, holding: bool):
         side /= np.linalg.norm(side)
         # knuckle bumps: the metacarpal's head is the widest part of the back of the hand
         add(SKIN, base, mcp, r * 1.05, r * 1.18, i, 0, _rot(np.array([0, 0, 1.0]), side, pitch), blend=6.0)
-        flex = [math.radians(v) for v in (8 + (34 + 14 * extra) * close, 10 + (46 + 20 * extra) * close,
-                                          6 + (20 + 10 * extra) * close)]
+        c = float(np.clip(close + 0.4 * fingers[i], -0.15, 1.15))  # this finger's own curl
+        flex = [math.radians(v) for v in (8 + (34 + 14 * extra) * c, 10 + (46 + 20 * extra) * c,
+                                          6 + (20 + 10 * extra) * c)]
         p = mcp
         d = mdir
         rr = r
@@ -136,16 +138,16 @@ def _template(spread: float, holding: bool):
     return pieces, pinch
 
 
-_TEMPLATES: dict[tuple, tuple] = {}
+@functools.lru_cache(maxsize=2048)
+def _template_cached(spread: float, holding: bool, fingers: tuple[float, ...]):
+    return _template(spread, holding, fingers)
 
 
 def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     """The hand's pieces placed over the board (world mm)."""
     spread = round(float(np.clip(hand.spread, 0, 1)), 2)
-    key = (spread, hand.holding is not None)
-    if key not in _TEMPLATES:
-        _TEMPLATES[key] = _template(spread, key[1])
-    pieces, pinch = _TEMPLATES[key]
+    fingers = tuple(round(float(f), 2) for f in getattr(hand, "fingers", (0.0, 0.0, 0.0, 0.0)))
+    pieces, pinch = _template_cached(spread, hand.holding is not None, fingers)
     tip = np.array([hand.x, hand.y], float)
     across, back = hand.elbow_mm
     side = -1.0 if hand.left else 1.0  # a left hand is the right one mirrored
@@ -372,7 +374,7 @@ def hand_alpha(sdf: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
 
 def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = None) -> np.ndarray:
     """Rebuild a frame's hand mask (bool, image size) from its truth: ``hands`` entries (player,
-    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``, ``hand``: left or right) and the
+    ``tip_mm``, ``height_mm``, ``spread``, ``holding``, ``elbow_mm``, ``hand``: left or right, ``fingers``) and the
     ``camera`` truth (K, dist, R, t, size).
 
     truth.jsonl stores hands this way instead of a mask per frame; the rebuilt mask is the sharp
@@ -387,7 +389,8 @@ def mask_from_truth(hands: list[dict], camera: dict, spec: BoardSpec | None = No
         x, y = entry["tip_mm"]
         hand = Hand(entry["player"], x, y, height=entry.get("height_mm", 45.0), spread=entry.get("spread", 0.4),
                     holding=entry.get("holding"), elbow_mm=tuple(entry.get("elbow_mm", (160.0, 380.0))),
-                    left=entry.get("hand", "right") == "left")
+                    left=entry.get("hand", "right") == "left",
+                    fingers=tuple(entry.get("fingers", (0.0, 0.0, 0.0, 0.0))))
         ph = project_capsules(hand_capsules(hand, spec), camera["K"], camera["dist"], camera["R"], camera["t"])
         x0, y0, x1, y1 = hand_bbox(ph, w, h)
         if x1 <= x0 or y1 <= y0:

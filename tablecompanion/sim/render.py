@@ -802,7 +802,7 @@ class Renderer:
             truth["hand_mask"] = hand_mask > 127
             truth["hands"] = [{"player": h.player, "tip_mm": _r((h.x, h.y)), "height_mm": round(h.height, 2),
                                "spread": h.spread, "holding": h.holding, "elbow_mm": _r(h.elbow_mm),
-                               "hand": "left" if h.left else "right"}
+                               "hand": "left" if h.left else "right", "fingers": [round(float(f), 2) for f in h.fingers]}
                               for h in scene.hands]
         else:
             truth["hand_mask"] = None

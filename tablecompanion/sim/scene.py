@@ -104,10 +104,15 @@ class Hand:
     # different angles, not along one rail.
     elbow_mm: tuple[float, float] = (160.0, 380.0)
     left: bool = False  # a left hand (the right one mirrored): about one player in ten plays with it
+    # Each finger's own curl beyond the hand's (index, middle, ring, little; -1 straighter .. 1 more
+    # curled): fingers curling all alike along ``spread`` gave a grab away.
+    fingers: tuple[float, float, float, float] = (0.0, 0.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         if self.player not in SIDES:
             raise SimError(f"hand player must be bottom or top, got {self.player!r}")
+        if len(self.fingers) != 4 or not all(-1.0 <= float(f) <= 1.0 for f in self.fingers):
+            raise SimError(f"fingers are four curls in -1..1 (index to little), got {self.fingers!r}")
         if self.holding is not None and self.holding not in COLOURS:
             raise SimError(f"a held checker is light or dark, got {self.holding!r}")
 

@@ -361,3 +361,22 @@ def test_a_sleeve_ends_square_at_its_cuff_round_a_forearm_that_widens():
     assert not beyond
     assert sleeve > 0.85 * 2 * cuff_r  # a round cap would be about 2 sqrt(2 r 3) wide here: far less
     assert wrist < forearm < sleeve
+
+
+def test_each_finger_curls_on_its_own_and_the_truth_says_how():
+    """A grab with the ring and little fingers curled more covers other pixels than the same grab with
+    all four alike, and its truth rebuilds its own mask, not the alike one's."""
+    from tablecompanion.sim.hands import mask_from_truth
+
+    cam = Camera(width=640, height=360, tilt_deg=0.0, yaw_deg=0.0)
+    base = Scene.from_position(Position.initial(), dice=())
+    curled = Hand("bottom", 420.0, 200.0, spread=0.3, fingers=(0.0, 0.1, 0.8, 0.9))
+    _, truth = render_frame(base.replace(hands=(curled,)), cam, seed=0)
+    assert truth["hands"][0]["fingers"] == [0.0, 0.1, 0.8, 0.9]
+    drawn = truth["hand_mask"]
+    rebuilt = mask_from_truth(truth["hands"], truth["camera"])
+    assert (rebuilt & drawn).sum() / (rebuilt | drawn).sum() > 0.98
+    alike = mask_from_truth([{k: v for k, v in truth["hands"][0].items() if k != "fingers"}], truth["camera"])
+    assert (alike ^ drawn).sum() > 30  # the two outer fingers lie elsewhere
+    with pytest.raises(Exception, match="fingers"):
+        Hand(fingers=(0.0, 0.0, 2.0, 0.0))
