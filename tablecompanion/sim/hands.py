@@ -198,6 +198,22 @@ def hand_parts(hand, spec: BoardSpec) -> list[tuple[str, np.ndarray]]:
     return [(k, pts[offsets[i]:offsets[i + 1]]) for i, k in enumerate(kinds)]
 
 
+def sleeve_folds(t, s):
+    """A sleeve's folds at ``t`` mm along it from its cuff and ``s`` mm across it: (height, depth), the
+    surface's rise in mm (ridges broad and rounded, valleys narrow) and the folds' local depth in mm.
+
+    Irregular waves round the arm (incommensurate along it, bent a little across it), bunched and deeper
+    near the cuff where a pushed-back sleeve gathers, each dying away towards one side. The renderer
+    shades with it and the outline bulges with it, so both come from here."""
+    gather = np.exp(-np.maximum(t, 0.0) / 110.0)
+    period = 15.0 - 6.0 * gather
+    phase = t / period + 0.3 * np.sin(s / 37.0 + 0.8 * np.sin(t / 61.0)) + 0.6 * np.sin(t / 41.0 + 1.3)
+    F = np.sin(2 * np.pi * phase)
+    F = np.sign(F) * np.abs(F) ** 0.6
+    depth = (1.2 + 2.2 * gather) * np.clip(0.55 + 0.6 * np.sin(s / 29.0 + 2.3 * np.sin(t / 47.0)), 0.1, 1.0)
+    return F * depth, depth
+
+
 # --- the pieces in the picture -------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProjectedHand:
@@ -321,8 +337,13 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         r = np.float32(ra) + tt * np.float32(rb - ra)
         s = np.sqrt(d2) - r
         if open_a is not None and open_a[i]:
-            # cut square at a: outside beyond the plane across the piece's end (the cuff's edge)
-            s = np.maximum(s, -proj * np.float32(math.sqrt(L2)))
+            # cut square at a: outside beyond the plane across the piece's end (the cuff's edge); its
+            # outline rumpled by the folds where they reach it
+            L = math.sqrt(L2)
+            mm = 1.0 / max(ph.px_per_mm, 1e-6)
+            side = (vy * abx - vx * aby) * np.float32(1.0 / max(L, 1e-6))
+            rise, _ = sleeve_folds(proj * np.float32(L * mm), side * np.float32(mm))
+            s = np.maximum(s - (0.3 * ph.px_per_mm) * rise.astype(np.float32), -proj * np.float32(L))
         win = sdf[r0:r1, c0:c1]
         np.minimum(win, s, out=win)
         if not shading:

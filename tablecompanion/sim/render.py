@@ -20,7 +20,7 @@ from tablecompanion.sim import board as board_paint
 from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
 from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
-from tablecompanion.sim.hands import SLEEVE, field_block, hand_alpha, hand_bbox, hand_capsules, hand_field, hand_points, project_capsules
+from tablecompanion.sim.hands import SLEEVE, field_block, sleeve_folds, hand_alpha, hand_bbox, hand_capsules, hand_field, hand_points, project_capsules
 from tablecompanion.sim.errors import SimError
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
@@ -1155,14 +1155,9 @@ class Renderer:
         yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * g
         t = ((xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]) / mm  # mm along the sleeve from its cuff
         s_ = ((xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]) / mm  # mm across it
-        gather = np.exp(-np.maximum(t, 0.0) / 110.0)  # bunched near the cuff
-        period = 15.0 - 6.0 * gather  # mm
-        phase = t / period + 0.3 * np.sin(s_ / 37.0 + 0.8 * np.sin(t / 61.0)) + 0.6 * np.sin(t / 41.0 + 1.3)
-        F = np.sin(2 * np.pi * phase)
-        F = np.sign(F) * np.abs(F) ** 0.6  # broad rounded ridges, narrow valleys
-        # each fold dies away towards one side of the arm or the other, as real ones do
-        depth = (1.2 + 2.2 * gather) * np.clip(0.55 + 0.6 * np.sin(s_ / 29.0 + 2.3 * np.sin(t / 47.0)), 0.1, 1.0)  # mm
-        height = (F * depth).astype(np.float32)
+        rise, depth = sleeve_folds(t, s_)
+        F = rise / depth
+        height = rise.astype(np.float32)
         big = lambda a: cv2.resize(a.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
         Hf = big(height)
         sy, sx = np.gradient(Hf)  # mm of height per grid cell
