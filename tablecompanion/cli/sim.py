@@ -19,6 +19,8 @@ LIGHTING_CHOICES = ("preset", "varied")
 LIGHTING_STREAM = 71  # the lighting's own generator beside --seed, so the seed's other draws stay as they were
 LIGHTING_HELP = ("preset: the camera preset's lamp and room; varied: the lamp's place and height, the room's light, "
                  "white balance and exposure drawn from --seed")
+WINDOW_HELP = ("how bright a window in the wall beyond the top player shows in glossy tops, against the lamp "
+               "(0.3: a bright sky; default 0, off: the board reader under-counts dark piles under it, see docs/sim-looks.md)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,6 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--jpeg", type=int, default=88, help="JPEG quality of the camera (0 = none)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP)
+    f.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
     f.set_defaults(func=_frame)
 
     r = sub.add_parser("render", help="replay a .mat match as frames + truth.jsonl + turns.jsonl")
@@ -70,6 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--truth-only", action="store_true", help="write the truth files but no JPEG frames")
     r.add_argument("--passing-shadows", action="store_true", help="now and then a soft shadow drifts over the board")
     r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
+    r.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
     r.set_defaults(func=_render)
 
 
@@ -92,6 +96,8 @@ def _camera(args, jpeg: int | None = 88):
         overrides["tilt_deg"] = args.tilt
     if getattr(args, "yaw", None) is not None:
         overrides["yaw_deg"] = args.yaw
+    if getattr(args, "window", 0.0):
+        overrides["window_glint"] = args.window
     camera = Camera.preset(args.camera, **overrides)
     if getattr(args, "lighting", "preset") == "varied":
         import numpy as np

@@ -58,6 +58,10 @@ class Camera:
     vignette: float = 0.25
     white_balance: tuple[float, float, float] = (0.96, 1.0, 1.05)  # B, G, R gains (warm indoor light)
     exposure: float = 1.0
+    # How bright the window beyond the top player shows in glossy tops, against the lamp's image (0.3: a
+    # bright overcast sky). Off by default: at 0.3 the board reader under-counts dark piles in a steep
+    # view's far half (a vision finding, docs/sim-looks.md), so the look waits for the reader.
+    window_glint: float = 0.0
 
     def __post_init__(self) -> None:
         if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):
@@ -70,6 +74,8 @@ class Camera:
             raise SimError(f"jpeg_quality must be 1..100 or None, got {self.jpeg_quality}")
         if self.noise < 0 or self.focus_blur < 0:
             raise SimError("noise and focus_blur must be >= 0")
+        if not 0 <= self.window_glint <= 2:
+            raise SimError(f"window_glint must be in [0, 2], got {self.window_glint}")
         if len(self.distortion) != 5:
             raise SimError("distortion must be (k1, k2, p1, p2, k3)")
 
@@ -212,6 +218,7 @@ class CameraModel:
                 "vignette": round(self.camera.vignette, 4),
                 "white_balance": [round(float(v), 4) for v in self.camera.white_balance],
                 "exposure": round(self.camera.exposure, 4),
+                "window_glint": round(self.camera.window_glint, 4),
             },
         }
 

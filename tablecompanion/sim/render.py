@@ -53,7 +53,6 @@ VARNISH_ROUGHNESS = 0.06
 # its sill and head above the table), with a cross of glazing bars: glossy tops mirror it only when the
 # camera looks along the board steeply enough (a steep view's far checkers; never from straight above).
 WINDOW = dict(wall_y=-1900.0, x=(-350.0, 1150.0), height=(850.0, 2050.0), bar=45.0)
-WINDOW_GLINT = 0.3  # the window's image against the lamp's (a bright but large, overcast sky)
 GLINT_GRID = 4  # the checkers' glint map is worked out on 4 x 4 pixel blocks (it is smooth)
 LAMP_COLOUR = (0.93, 1.0, 1.06)  # BGR: a warm bulb
 AMBIENT_COLOUR = (1.05, 1.0, 0.95)  # the room's light: cooler (daylight from a window, white walls)
@@ -466,7 +465,7 @@ class Renderer:
 
     def _window_image(self, P: np.ndarray, roughness: float) -> np.ndarray:
         """How much of the window a horizontal glossy surface at points P (..., 3; world mm) mirrors into
-        the camera, against the lamp's image (0..``WINDOW_GLINT``): the ray from the camera bounced off
+        the camera, against the lamp's image (0..``Camera.window_glint``): the ray from the camera bounced off
         the surface, where it meets the wall, inside the window's panes; edges blurred by the finish's
         ``roughness`` (radians) at that distance. The window's light is the room's, not the lamp's, so
         it is weighed by the room's share of the light."""
@@ -490,7 +489,9 @@ class Renderer:
         pane *= 1.0 - 0.85 * inside(hx, xm - bar / 2, xm + bar / 2)
         pane *= 1.0 - 0.85 * inside(up, zm - bar / 2, zm + bar / 2)
         amb = self.camera.ambient
-        weight = WINDOW_GLINT * min(2.0, amb / max(1.0 - amb, 0.2))
+        weight = self.camera.window_glint * min(2.0, amb / max(1.0 - amb, 0.2))
+        if weight <= 0:
+            return np.zeros(P.shape[:-1], np.float32)
         return np.nan_to_num(pane * weight, nan=0.0).astype(np.float32)
 
     def _varnish_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:

@@ -177,20 +177,13 @@ def test_glossy_tops_mirror_the_window_only_when_the_camera_looks_along_the_boar
     """The window in the wall beyond the top player: a steep camera sees it in the tops of the far
     checkers (brighter there than the same checkers without it, its glazing bar a darker band), the
     near checkers and a camera from straight above never."""
-    import tablecompanion.sim.render as render
-
     scene = Scene.from_position(Position.initial(), dice=())
     lifts = {}
     for preset in ("steep", "top"):
         pics = []
-        for weight in (0.0, render.WINDOW_GLINT):
-            old = render.WINDOW_GLINT
-            render.WINDOW_GLINT = weight
-            try:
-                r = Renderer(Camera.preset(preset, **QUIET))
-                pics.append(r.render(scene, seed=0)[0].astype(int))
-            finally:
-                render.WINDOW_GLINT = old
+        for weight in (0.0, 0.3):
+            r = Renderer(Camera.preset(preset, window_glint=weight, **QUIET))
+            pics.append(r.render(scene, seed=0)[0].astype(int))
         lift = (pics[1] - pics[0]).sum(axis=2)
         tops = {}
         for x, y, layer, *_ in r.checker_places(scene):
