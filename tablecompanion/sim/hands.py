@@ -126,9 +126,9 @@ def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0
     # The palm's mass under the back of the hand, and its little-finger edge.
     add(SKIN, (28.0, -14.0, -10.0), (52.0, 14.0, -16.0), 17.0, 15.0, blend=8.0)
     add(SKIN, (10.0, 20.0, -4.0), (60.0, 26.0, -14.0), 11.0, 10.0, blend=8.0)
-    # Wrist and forearm, widening towards the elbow (a wrist is about 55 mm across, a forearm 70 mm a
-    # hand's length up), into a sleeve pushed back a little: snug at its cuff, cut square there, fuller
-    # up the arm (a rounded end read as a sausage, not a sleeve).
+    # Wrist and forearm, widening towards the elbow (a wrist is about 55 mm across and 40 mm thick, so a
+    # round piece 43 mm across; 64 mm a hand's length up), into a sleeve pushed back a little: snug at its
+    # cuff, cut square there, fuller up the arm (a rounded end read as a sausage, not a sleeve).
     add(SKIN, (0.0, 0.0, -6.0), (-240.0, 0.0, 3.0), 21.5, 32.0, blend=6.0)
     add(SLEEVE, (-125.0, 0.0, 7.0), (-700.0, 0.0, 20.0), 34.0, 50.0, blend=0.0)
     # The pinch point goes to the origin: between the index and middle fingertips, whose centres lie

@@ -1166,7 +1166,7 @@ class Renderer:
         crease = np.clip(-F - 0.55, 0.0, 1.0) / 0.45 * np.clip(depth / 2.5, 0.0, 1.0)
         tt = big(t)
         cuff = np.clip((22.0 - tt) / 2.0, 0.0, 1.0) * (tt > -1.0)
-        heather = self._yarn(gh, gw, float(ph.a[i][0]), float(ph.a[i][1]))
+        heather = self._yarn(gh, gw, -float(a0[0]), -float(a0[1]))
         # The ribs run along the arm, about 2.5 mm apart: seen only where the picture resolves them.
         if mm >= 1.2:  # three grid cells a rib or more
             ss = big(s_)
@@ -1175,7 +1175,7 @@ class Renderer:
 
     def _yarn(self, h: int, w: int, ox: float, oy: float) -> np.ndarray:
         """The cloth's tone (about 1) for a patch: yarn-scale speckle and broader mottling, from a bank
-        drawn once, offset by where the cuff is so it moves with the arm."""
+        drawn once; ``ox, oy`` the patch's corner from the cuff (grid cells), so the yarn moves with the arm."""
         if getattr(self, "_yarn_bank", None) is None:
             rng = np.random.default_rng(31)
             size = 512
@@ -1292,7 +1292,7 @@ class Renderer:
 class _Cloth:
     """A sleeve's cloth on a hand's shading grid (see ``Renderer._cloth``)."""
 
-    slope_x: np.ndarray  # the folds' slope (height per px) along the picture's x
+    slope_x: np.ndarray  # the folds' slope (mm of rise per mm) along the picture's x
     slope_y: np.ndarray
     crease: np.ndarray  # 0..1, the valleys between folds
     cuff: np.ndarray  # 0..1, the ribbed band at the sleeve's end
