@@ -31,6 +31,10 @@ FINGERS = (
     (27.0, 72.0, (34.0, 20.0, 18.0), 8.2, 12.0, 0.6),
 )
 
+# Holding a checker: how far (mm) the thumb's tip stays from the fingertips, about a checker's width
+# (44 mm) less the rim each grips.
+HELD_SPAN = 38.0
+
 # Piece kinds (the renderer's materials): skin pieces first, the sleeve last.
 SKIN, SLEEVE = "skin", "sleeve"
 
@@ -113,7 +117,13 @@ def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0
         tips.append(p)
     # The thumb: from the wrist's thumb side, forward, out and down, bones of fixed length bending
     # towards the index's tip (which it reaches in a pinch, falls short of in an open hand).
-    aim = tips[0] + np.array([-4.0, -10.0 - 26 * u, 2.0 + 6 * u])
+    # Holding, the fingertips grip the checker's far rim and the thumb its near one, a checker's width
+    # (HELD_SPAN) back along the hand: the checker shows between them, not hidden under the fingers.
+    grip = (tips[0] + tips[1]) / 2
+    if holding:
+        aim = grip + np.array([-HELD_SPAN, -6.0, -1.0])
+    else:
+        aim = tips[0] + np.array([-4.0, -10.0 - 26 * u, 2.0 + 6 * u])
     cmc = np.array([18.0, -22.0, -8.0])
     mcp_t = cmc + 46.0 * _unit(aim - cmc + np.array([0.0, -34.0 - 10 * u, 0.0]))
     ip = mcp_t + 31.0 * _unit(aim - mcp_t + np.array([0.0, -10.0, 4.0]))
@@ -133,8 +143,11 @@ def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0
     add(SLEEVE, (-125.0, 0.0, 7.0), (-700.0, 0.0, 20.0), 34.0, 50.0, blend=0.0)
     # The pinch point goes to the origin: between the index and middle fingertips, whose centres lie
     # 6 mm below ``height`` (their undersides at about the top of a held checker).
-    pinch = (tips[0] + tips[1]) / 2
+    pinch = grip.copy()
     pinch[2] += 6.0
+    if holding:
+        # the hand's (x, y) is the held checker's centre: halfway from the fingertips to the thumb
+        pinch[:2] = (grip[:2] + tip_t[:2]) / 2
     return pieces, pinch
 
 
@@ -160,7 +173,7 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     e = side * np.array([-d[1], d[0]])  # towards the little finger: a right hand's right seen from above
 
     def place(p):
-        f, a, up = p[..., 0] - pinch[0], p[..., 1], p[..., 2] - pinch[2]
+        f, a, up = p[..., 0] - pinch[0], p[..., 1] - pinch[1], p[..., 2] - pinch[2]
         xy = tip + f[..., None] * d + a[..., None] * e
         rise = 0.24 * np.clip(-f - 110.0, 0.0, 600.0)  # the forearm rises towards the player's elbow
         return np.concatenate([xy, -(hand.height + up + rise)[..., None]], axis=-1)

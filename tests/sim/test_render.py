@@ -380,3 +380,26 @@ def test_each_finger_curls_on_its_own_and_the_truth_says_how():
     assert (alike ^ drawn).sum() > 30  # the two outer fingers lie elsewhere
     with pytest.raises(Exception, match="fingers"):
         Hand(fingers=(0.0, 0.0, 2.0, 0.0))
+
+
+def test_a_held_checker_sits_between_the_thumb_and_the_fingertips():
+    """Holding, the thumb grips the checker's near rim and the fingertips its far one: their tips lie about
+    a checker's width apart, with the hand's (x, y), where the held checker is drawn, between them.
+    Without a checker the fingertips are at the hand's (x, y) and the thumb closes in on them."""
+    from tablecompanion.geometry import BoardSpec
+    from tablecompanion.sim.hands import hand_capsules
+
+    spec = BoardSpec()
+
+    def tips(holding):
+        caps = hand_capsules(Hand("bottom", 400.0, 300.0, spread=0.15, holding=holding), spec)
+        end = {(int(d), int(j)): b[:2] for d, j, b in zip(caps.digit, caps.joint, caps.b)}
+        return (end[(0, 3)] + end[(1, 3)]) / 2, end[(4, 3)]
+
+    fingers, thumb = tips("light")
+    span = np.linalg.norm(fingers - thumb)
+    assert 0.75 * spec.checker_diameter < span < 1.1 * spec.checker_diameter
+    assert np.linalg.norm((fingers + thumb) / 2 - (400.0, 300.0)) < 5.0
+    fingers, thumb = tips(None)
+    assert np.linalg.norm(fingers - (400.0, 300.0)) < 1.0  # the pinch: the fingertips at the hand's (x, y)
+    assert np.linalg.norm(fingers - thumb) < span - 5.0
