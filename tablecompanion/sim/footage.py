@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -270,6 +271,7 @@ class _Director:
         # which hand each player moves with, fixed for the match; from its own generator as well
         hands_rng = np.random.default_rng((seed, 59))
         self.left_handed = {side: bool(hands_rng.random() < LEFT_HANDED) for side in ("bottom", "top")}
+        self.player_looks = {table.side(key): player_looks(name) for key, name in zip(("X", "O"), script.players)}
         self.geo = renderer.geo
         self.spec = renderer.spec
         self.events: list[dict] = []
@@ -519,7 +521,7 @@ class _Director:
 
     def looks(self, side: str) -> dict:
         """The Hand fields that stay with a player all match: skin, sleeve, which hand."""
-        return {**HAND_LOOKS[side], "left": self.left_handed[side]}
+        return {**self.player_looks[side], "left": self.left_handed[side]}
 
     def gesture(self, side: str, fresh: bool) -> "_Gesture":
         """The hand's way of reaching for this move: drawn afresh when it sets out from its rest."""
@@ -696,11 +698,33 @@ def iter_match_frames(
 
 
 LEFT_HANDED = 0.1  # the share of players who move with their left hand
-# The two players' hands: their own skin and sleeves (BGR), so the two sides of the table differ as people do.
-HAND_LOOKS = {
-    "bottom": {"skin": (120, 150, 200), "sleeve": (110, 70, 40)},  # light skin, a navy jumper
-    "top": {"skin": (86, 116, 168), "sleeve": (72, 74, 78)},  # a darker, olive skin, a grey one
-}
+# What a player's hand looks like (BGR): skin from very light to very dark, and the sleeve of what they wear.
+# Each player draws theirs from their name (``player_looks``), so the same player looks the same in every
+# match and footage shows people of every skin tone, in dark, light and coloured sleeves alike.
+SKIN_TONES = (
+    (150, 172, 218),  # very light
+    (120, 150, 200),  # light
+    (86, 116, 168),  # olive
+    (66, 98, 150),  # medium brown
+    (45, 68, 110),  # dark brown
+    (34, 48, 78),  # very dark
+)
+SLEEVES = (
+    (110, 70, 40),  # navy
+    (72, 74, 78),  # grey
+    (36, 36, 40),  # black
+    (205, 210, 212),  # off-white
+    (52, 42, 125),  # burgundy
+    (52, 92, 44),  # forest green
+    (140, 168, 190),  # beige
+    (132, 102, 72),  # denim
+)
+
+
+def player_looks(name: str) -> dict:
+    """A player's skin and sleeve, drawn from their name (the same player, the same hand)."""
+    rng = np.random.default_rng(zlib.crc32(name.encode("utf-8")))
+    return {"skin": SKIN_TONES[int(rng.integers(len(SKIN_TONES)))], "sleeve": SLEEVES[int(rng.integers(len(SLEEVES)))]}
 
 
 @dataclass(frozen=True)

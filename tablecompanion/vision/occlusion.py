@@ -7,7 +7,9 @@ still for a while (debounced), and the reading has stayed the same over those fr
   being carried, dice rolling all change it;
 * an arm: people reach over the board from their own edge, so a change since the last clear board
   over the frame band around the playing surface that runs in from the board's outer edge is an arm,
-  even when it holds still (a die or the cube put down on the frame does not reach the outer edge);
+  even when it holds still (a die or the cube put down on the frame does not reach the outer edge); once
+  seen, it stays an arm while a blob half its size lies where it was near the edge (a black sleeve over a
+  dark frame differs from the frame by about the threshold, so its link to the edge comes and goes);
 * agreement: the checker counts must be the same in ``settle_frames`` consecutive clear frames.
 
 Only then is the reading passed on (``WatchEvent``), once per change of the board. A change of a tray alone
@@ -36,6 +38,10 @@ SMALL_PX_PER_MM = 0.25
 # the board's outer edge that an arm crosses: narrower than the frame less the reach of a checker's top seen
 # by a steep camera (a checker against the far frame shows over 12-14 mm of a 25 mm frame), which is no arm
 EDGE_MM = 8.0
+# an arm already seen keeps being one while a blob at least half its size lies over where it was and comes
+# this close to the board's outer edge: a black sleeve over a dark frame differs from it by about the pixel
+# threshold, so the arm's link to the edge comes and goes from frame to frame
+ARM_NEAR_EDGE_MM = 30.0
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
 TRAY_MOVE = 0.5  # a tray's row front this share of a checker's thickness away from the last reading's is a change
@@ -103,13 +109,14 @@ class BoardWatcher:
         self.current: WatchEvent | None = None  # the stable reading of the board as it is now; None while it is not
         self._idle = 0
         self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
+        self._arm_seen: np.ndarray | None = None  # where the arm was in the last frame it was seen (small view)
         # arms are this watcher's own business (over time, against the bare board): no single-picture check
         self._read_config = replace(self.checker_config, check_arms=False)
 
     def reset(self) -> None:
         """Forget the board (a new game set up, the camera moved): the next stable reading is emitted."""
         self._previous = self._reference = self._candidate = self._emitted = None
-        self._stale = None
+        self._stale = self._arm_seen = None
         self._count = 0
         self._window, self._clear = [], 0
         self.current = None
@@ -233,6 +240,7 @@ class BoardWatcher:
         watch = self._masks["watch"]
         changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
         if not changed.any():
+            self._arm_seen = None
             return False
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         min_px = self.config.blob_mm2 * SMALL_PX_PER_MM**2
@@ -241,9 +249,29 @@ class BoardWatcher:
         # the frame by the player's edge), not an arm: an arm over the trays only covers no point either
         in_tray = set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}
         beyond = set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
-        big = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in edge_labels
-                  if stats[i, cv2.CC_STAT_AREA] >= min_px and not (i in in_tray and i not in beyond))
-        return big >= min_px
+        arm = [i for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px and not (i in in_tray and i not in beyond)]
+        if sum(int(stats[i, cv2.CC_STAT_AREA]) for i in arm) < min_px:
+            arm = self._same_arm(labels, stats)
+        self._arm_seen = np.isin(labels, arm) if arm else None
+        return bool(arm)
+
+    def _same_arm(self, labels: np.ndarray, stats: np.ndarray) -> list[int]:
+        """The blobs that are still the arm seen in the last frame though none reaches the board's edge now:
+        each at least half as large as that arm, lying for the most part where it was, and coming within
+        ``ARM_NEAR_EDGE_MM`` of the edge (a sleeve whose colour is the frame's loses the link to the edge
+        now and then; checkers moved and left behind are smaller than the arm that moved them)."""
+        if self._arm_seen is None:
+            return []
+        before = int(self._arm_seen.sum())
+        near = set(np.unique(labels[self._masks["near_edge"]]).tolist()) - {0}
+        out = []
+        for i in near:
+            area = int(stats[i, cv2.CC_STAT_AREA])
+            if area < 0.5 * before:
+                continue
+            if int((self._arm_seen & (labels == i)).sum()) >= 0.5 * min(area, before):
+                out.append(i)
+        return out
 
 
 def _small_lab(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
@@ -274,6 +302,8 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
     board = rect_mask(geo.outline)
     e = EDGE_MM
     edge = board & ~rect_mask((e, e, spec.width - e, spec.height - e))
+    n = ARM_NEAR_EDGE_MM
+    near_edge = board & ~rect_mask((n, n, spec.width - n, spec.height - n))
     tray_zone = np.zeros_like(board)
     x0o, y0o, x1o, y1o = geo.outline
     for who in ("bottom", "top"):
@@ -286,7 +316,7 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         x1 = x1o if x1o - x1 <= TRAY_FRAME_MM else x1 + m
         y1 = y1o if y1o - y1 <= TRAY_FRAME_MM else y1 + m
         tray_zone |= rect_mask((x0, y0, x1, y1))
-    return {"board": board, "watch": board, "edge": edge, "tray_zone": tray_zone & board}
+    return {"board": board, "watch": board, "edge": edge, "near_edge": near_edge, "tray_zone": tray_zone & board}
 
 
 def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading, tuple] | None:

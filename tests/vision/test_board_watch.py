@@ -314,3 +314,22 @@ def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     found = identify_play(before, (6, 1), seen)
     assert found.verdict == "legal" and found.play.result() == after
     assert emitted(after, 10, 40) == []  # once
+
+
+@pytest.mark.parametrize("skin, sleeve", [
+    ((34, 48, 78), (36, 36, 40)),  # very dark skin, a black sleeve
+    ((34, 48, 78), (205, 210, 212)),  # very dark skin, an off-white sleeve
+    ((150, 172, 218), (36, 36, 40)),  # very light skin, a black sleeve
+])
+def test_an_arm_is_an_arm_whatever_the_skin_and_sleeve_over_the_darkest_board(skin, sleeve):
+    """Players of every skin tone, in dark and light sleeves (footage draws each player's from
+    ``footage.SKIN_TONES`` and ``SLEEVES``): held still over the leather board, whose frame is the darkest,
+    the arm is occlusion and nothing is read through it."""
+    renderer = Renderer(Camera.preset("tilted", width=960, height=540), "leather", "right", True)
+    board = Scene.from_position(Position.initial(), dice=(), style="leather")
+    watcher = BoardWatcher(truth_calibration(renderer))
+    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, board, 8)) if e]) == 1
+    arm = Hand("bottom", x=560.0, y=300.0, skin=skin, sleeve=sleeve, spread=0.6)
+    for f in _frames(renderer, replace(board, hands=(arm,)), 12, seed=100):
+        assert watcher.feed(f) is None
+    assert watcher.state is not None and watcher.state.arm
