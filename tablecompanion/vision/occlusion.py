@@ -42,6 +42,7 @@ EDGE_MM = 8.0
 # this close to the board's outer edge: a black sleeve over a dark frame differs from it by about the pixel
 # threshold, so the arm's link to the edge comes and goes from frame to frame
 ARM_NEAR_EDGE_MM = 30.0
+ARM_KEPT_MM2 = 10000.0  # and is at least a hand's size: four checkers put down side by side are less
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
 TRAY_MOVE = 0.5  # a tray's row front this share of a checker's thickness away from the last reading's is a change
@@ -55,6 +56,9 @@ class WatchConfig:
     motion_level: float = 4.0  # mean |grey difference| (0..255) between frames above which the board is moving
     motion_share: float = 0.004  # share of board pixels changed by more than ``pixel_change`` that is motion
     pixel_change: float = 28.0  # grey change of one pixel that counts as a change
+    # over the frame, where no checker rests, a smaller change counts: a black sleeve over a dark frame
+    # differs from it by about 21 (Lab, summed), where a clear frame's noise stays under 11
+    edge_change: float = 16.0
     blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
     learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
     # follow the light only in clear, still frames: a hand's soft shadow and a sleeve's fringe each differ from
@@ -110,6 +114,7 @@ class BoardWatcher:
         self._idle = 0
         self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
         self._arm_seen: np.ndarray | None = None  # where the arm was in the last frame it was seen (small view)
+        self._arm_px = 0  # its size when it last reached the edge
         # arms are this watcher's own business (over time, against the bare board): no single-picture check
         self._read_config = replace(self.checker_config, check_arms=False)
 
@@ -117,6 +122,7 @@ class BoardWatcher:
         """Forget the board (a new game set up, the camera moved): the next stable reading is emitted."""
         self._previous = self._reference = self._candidate = self._emitted = None
         self._stale = self._arm_seen = None
+        self._arm_px = 0
         self._count = 0
         self._window, self._clear = [], 0
         self.current = None
@@ -238,7 +244,8 @@ class BoardWatcher:
             return False
         diff = np.abs(colour.astype(np.float32) - self._reference).sum(axis=2)
         watch = self._masks["watch"]
-        changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
+        changed = (((diff > self.config.pixel_change) | ((diff > self.config.edge_change) & self._masks["frame"]))
+                   & watch).astype(np.uint8)
         if not changed.any():
             self._arm_seen = None
             return False
@@ -250,24 +257,29 @@ class BoardWatcher:
         in_tray = set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}
         beyond = set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
         arm = [i for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px and not (i in in_tray and i not in beyond)]
-        if sum(int(stats[i, cv2.CC_STAT_AREA]) for i in arm) < min_px:
+        size = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in arm)
+        if size >= min_px:
+            self._arm_px = size
+        else:
             arm = self._same_arm(labels, stats)
         self._arm_seen = np.isin(labels, arm) if arm else None
         return bool(arm)
 
     def _same_arm(self, labels: np.ndarray, stats: np.ndarray) -> list[int]:
         """The blobs that are still the arm seen in the last frame though none reaches the board's edge now:
-        each at least half as large as that arm, lying for the most part where it was, and coming within
-        ``ARM_NEAR_EDGE_MM`` of the edge (a sleeve whose colour is the frame's loses the link to the edge
-        now and then; checkers moved and left behind are smaller than the arm that moved them)."""
+        each at least half as large as the arm when it last reached the edge and at least a hand's size,
+        lying for the most part where the arm was, and coming within ``ARM_NEAR_EDGE_MM`` of the edge (a
+        sleeve whose colour is the frame's loses the link to the edge now and then; checkers moved and left
+        behind are smaller than the arm that moved them)."""
         if self._arm_seen is None:
             return []
         before = int(self._arm_seen.sum())
+        least = max(0.5 * self._arm_px, ARM_KEPT_MM2 * SMALL_PX_PER_MM**2)
         near = set(np.unique(labels[self._masks["near_edge"]]).tolist()) - {0}
         out = []
         for i in near:
             area = int(stats[i, cv2.CC_STAT_AREA])
-            if area < 0.5 * before:
+            if area < least:
                 continue
             if int((self._arm_seen & (labels == i)).sum()) >= 0.5 * min(area, before):
                 out.append(i)
@@ -288,7 +300,8 @@ def _small_grey(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
 
 def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.ndarray]:
     """Boolean masks on the small view: the whole board, the frame band where an arm shows but checkers
-    never rest, and the band's outer edge that an arm crosses."""
+    never rest, the band's outer edge that an arm crosses and the wider strip an arm once seen may keep
+    to, and the trays with what lies round them."""
     geo = calibration.geometry
     spec = geo.spec
     w, h = int(np.ceil(spec.width * px_per_mm)), int(np.ceil(spec.height * px_per_mm))
@@ -316,7 +329,9 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         x1 = x1o if x1o - x1 <= TRAY_FRAME_MM else x1 + m
         y1 = y1o if y1o - y1 <= TRAY_FRAME_MM else y1 + m
         tray_zone |= rect_mask((x0, y0, x1, y1))
-    return {"board": board, "watch": board, "edge": edge, "near_edge": near_edge, "tray_zone": tray_zone & board}
+    frame = board & ~rect_mask(geo.surface)
+    return {"board": board, "watch": board, "edge": edge, "near_edge": near_edge, "tray_zone": tray_zone & board,
+            "frame": frame}
 
 
 def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading, tuple] | None:

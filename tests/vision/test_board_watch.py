@@ -333,3 +333,21 @@ def test_an_arm_is_an_arm_whatever_the_skin_and_sleeve_over_the_darkest_board(sk
     for f in _frames(renderer, replace(board, hands=(arm,)), 12, seed=100):
         assert watcher.feed(f) is None
     assert watcher.state is not None and watcher.state.arm
+
+
+def test_checkers_an_arm_put_down_by_the_edge_are_not_kept_as_the_arm():
+    """The arm kept while its sleeve loses the edge must not outlive it: checkers taken from and put down
+    on the points by the frame, under where the black-sleeved arm was, are read as soon as it goes."""
+    renderer = Renderer(Camera.preset("tilted", width=960, height=540), "leather", "right", True)
+    before = Position.initial()
+    after = before.parse_play("13/9(2) 6/2(2)", (4, 4)).result()
+    board = {p: Scene.from_position(p, dice=(), style="leather") for p in (before, after)}
+    watcher = BoardWatcher(truth_calibration(renderer))
+    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, board[before], 8)) if e]) == 1
+    arm = Hand("bottom", x=640.0, y=430.0, skin=(34, 48, 78), sleeve=(36, 36, 40), spread=0.6)
+    for f in _frames(renderer, replace(board[after], hands=(arm,)), 6, seed=100):
+        assert watcher.feed(f) is None
+    assert watcher.state.arm
+    emitted = [e for e in (watcher.feed(f) for f in _frames(renderer, board[after], 10, seed=200)) if e]
+    assert len(emitted) == 1
+    assert _bottom_arrays(emitted[0]) == (after.on_roll, after.opponent)
