@@ -1103,6 +1103,14 @@ class Renderer:
         redness = np.clip(0.8 * tipness + 0.7 * knuckle, 0, 1) + np.clip(tex[..., 1] + 0.6 * cav, -1, 1)
         shade = tex[..., 0] * (1.0 - 0.22 * crease) * (1.0 + 0.06 * knuckle * back)
         colour = skin * (shade[..., None] * (1.0 - (redness * bare)[..., None] * np.float32([0.1, 0.08, -0.025])))
+        if meta.any():
+            # Veins on the back of the hand: meandering down the hollows between the tendons towards the
+            # wrist, a bluish shade under the skin that shows more on lighter skin.
+            wander = 0.45 + 0.25 * np.sin(field.along * 7.0 + 2.0 * attr[..., 10] + 3.0 * attr[..., 11])
+            vein = meta * np.exp(-((field.across - wander) / 0.16) ** 2) * np.clip((0.9 - field.along) * 4.0, 0.0, 1.0)
+            vein = cv2.GaussianBlur(vein.astype(np.float32), (0, 0), max(0.6, 1.2 / k))  # under the skin: soft
+            show = float(np.clip((skin.mean() - 60.0) / 120.0, 0.15, 1.0))
+            colour *= 1.0 - (0.08 * show * vein)[..., None] * np.float32([-0.2, 0.6, 1.0])
         if cloth is not None:
             # Knitted cloth: yarn of slightly different tones (heather), the cuff's ribbing a shade darker
             # and packed tighter, dark in the creases, and the fuzz of its fibres catching the light where
