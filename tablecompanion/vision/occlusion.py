@@ -42,7 +42,9 @@ EDGE_MM = 8.0
 # this close to the board's outer edge: a black sleeve over a dark frame differs from it by about the pixel
 # threshold, so the arm's link to the edge comes and goes from frame to frame
 ARM_NEAR_EDGE_MM = 30.0
-ARM_KEPT_MM2 = 10000.0  # and is at least a hand's size: four checkers put down side by side are less
+# and is at least a hand's size: the checkers one turn moves, put down or taken up side by side, are less
+# (four checkers with their shadows about 9000 mm^2; a mid-board reach's arm 36000, one by its own edge 12000)
+ARM_KEPT_MM2 = 12000.0
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
 TRAY_MOVE = 0.5  # a tray's row front this share of a checker's thickness away from the last reading's is a change
@@ -56,9 +58,6 @@ class WatchConfig:
     motion_level: float = 4.0  # mean |grey difference| (0..255) between frames above which the board is moving
     motion_share: float = 0.004  # share of board pixels changed by more than ``pixel_change`` that is motion
     pixel_change: float = 28.0  # grey change of one pixel that counts as a change
-    # over the frame, where no checker rests, a smaller change counts: a black sleeve over a dark frame
-    # differs from it by about 21 (Lab, summed), where a clear frame's noise stays under 11
-    edge_change: float = 16.0
     blob_mm2: float = 600.0  # changes smaller than this (a die and its shadow) are not an arm
     learn_rate: float = 0.1  # how fast the frame band's picture follows slow light changes where it matches
     # follow the light only in clear, still frames: a hand's soft shadow and a sleeve's fringe each differ from
@@ -244,8 +243,7 @@ class BoardWatcher:
             return False
         diff = np.abs(colour.astype(np.float32) - self._reference).sum(axis=2)
         watch = self._masks["watch"]
-        changed = (((diff > self.config.pixel_change) | ((diff > self.config.edge_change) & self._masks["frame"]))
-                   & watch).astype(np.uint8)
+        changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
         if not changed.any():
             self._arm_seen = None
             return False
@@ -261,7 +259,7 @@ class BoardWatcher:
         if size >= min_px:
             self._arm_px = size
         else:
-            arm = self._same_arm(labels, stats)
+            arm = [i for i in self._same_arm(labels, stats) if not (i in in_tray and i not in beyond)]
         self._arm_seen = np.isin(labels, arm) if arm else None
         return bool(arm)
 
@@ -299,9 +297,8 @@ def _small_grey(frame: np.ndarray, calibration: Calibration) -> np.ndarray:
 
 
 def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.ndarray]:
-    """Boolean masks on the small view: the whole board, the frame band where an arm shows but checkers
-    never rest, the band's outer edge that an arm crosses and the wider strip an arm once seen may keep
-    to, and the trays with what lies round them."""
+    """Boolean masks on the small view: the whole board, the band's outer edge that an arm crosses and the
+    wider strip an arm once seen may keep to, and the trays with what lies round them."""
     geo = calibration.geometry
     spec = geo.spec
     w, h = int(np.ceil(spec.width * px_per_mm)), int(np.ceil(spec.height * px_per_mm))
@@ -329,9 +326,7 @@ def _region_masks(calibration: Calibration, px_per_mm: float) -> dict[str, np.nd
         x1 = x1o if x1o - x1 <= TRAY_FRAME_MM else x1 + m
         y1 = y1o if y1o - y1 <= TRAY_FRAME_MM else y1 + m
         tray_zone |= rect_mask((x0, y0, x1, y1))
-    frame = board & ~rect_mask(geo.surface)
-    return {"board": board, "watch": board, "edge": edge, "near_edge": near_edge, "tray_zone": tray_zone & board,
-            "frame": frame}
+    return {"board": board, "watch": board, "edge": edge, "near_edge": near_edge, "tray_zone": tray_zone & board}
 
 
 def _steady_reading(window: list[BoardReading], most: int) -> tuple[BoardReading, tuple] | None:

@@ -344,10 +344,26 @@ def test_checkers_an_arm_put_down_by_the_edge_are_not_kept_as_the_arm():
     board = {p: Scene.from_position(p, dice=(), style="leather") for p in (before, after)}
     watcher = BoardWatcher(truth_calibration(renderer))
     assert len([e for e in (watcher.feed(f) for f in _frames(renderer, board[before], 8)) if e]) == 1
-    arm = Hand("bottom", x=640.0, y=430.0, skin=(34, 48, 78), sleeve=(36, 36, 40), spread=0.6)
+    arm = Hand("bottom", x=560.0, y=300.0, skin=(34, 48, 78), sleeve=(36, 36, 40), spread=0.6)
     for f in _frames(renderer, replace(board[after], hands=(arm,)), 6, seed=100):
         assert watcher.feed(f) is None
     assert watcher.state.arm
     emitted = [e for e in (watcher.feed(f) for f in _frames(renderer, board[after], 10, seed=200)) if e]
     assert len(emitted) == 1
     assert _bottom_arrays(emitted[0]) == (after.on_roll, after.opponent)
+
+
+def test_a_new_game_set_up_after_a_bear_off_is_read_at_once():
+    """Setting up the next game empties the trays and fills the points by the frame all at once: a big
+    change, by the board's edge, with no arm in it (footage match 42 once read no board for a whole turn
+    here, when the tray's change round its frame linked it to the edge)."""
+    from tablecompanion.sim.scene import points_from_mapping
+
+    renderer = Renderer(Camera.preset("tilted", width=960, height=540), "tournament", "right", True)
+    over = Scene(points=points_from_mapping({24: ("dark", 5)}), off=(("light", 15), ("dark", 10)), style="tournament")
+    start = Scene.from_position(Position.initial(), dice=(), style="tournament")
+    watcher = BoardWatcher(truth_calibration(renderer))
+    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, over, 8)) if e]) == 1
+    emitted = [e for e in (watcher.feed(f) for f in _frames(renderer, start, 10, seed=50)) if e]
+    assert len(emitted) == 1
+    assert _bottom_arrays(emitted[0]) == (Position.initial().on_roll, Position.initial().opponent)
