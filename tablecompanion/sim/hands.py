@@ -354,9 +354,13 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
             # outline rumpled by the folds where they reach it
             L = math.sqrt(L2)
             mm = 1.0 / max(ph.px_per_mm, 1e-6)
-            side = (vy * abx - vx * aby) * np.float32(1.0 / max(L, 1e-6))
-            rise, _ = sleeve_folds(proj * np.float32(L * mm), side * np.float32(mm))
-            s = np.maximum(s - (0.3 * ph.px_per_mm) * rise.astype(np.float32), -proj * np.float32(L))
+            wobble = 0.3 * ph.px_per_mm  # px of outline per mm of the folds' rise (at most 3.4 mm)
+            rim = np.nonzero(np.abs(s) < wobble * 3.5 + 2.0 * k)  # only the outline moves (and the grid round it)
+            if rim[0].size:
+                side = (vy[rim] * abx - vx[rim] * aby) * np.float32(1.0 / max(L, 1e-6))
+                rise, _ = sleeve_folds(proj[rim] * np.float32(L * mm), side * np.float32(mm))
+                s[rim] -= np.float32(wobble) * rise.astype(np.float32)
+            s = np.maximum(s, -proj * np.float32(L))
         win = sdf[r0:r1, c0:c1]
         np.minimum(win, s, out=win)
         if not shading:
