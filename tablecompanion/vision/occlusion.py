@@ -8,8 +8,9 @@ still for a while (debounced), and the reading has stayed the same over those fr
 * an arm: people reach over the board from their own edge, so a change since the last clear board
   over the frame band around the playing surface that runs in from the board's outer edge is an arm,
   even when it holds still (a die or the cube put down on the frame does not reach the outer edge); once
-  seen, it stays an arm while a blob half its size lies where it was near the edge (a black sleeve over a
-  dark frame differs from the frame by about the threshold, so its link to the edge comes and goes);
+  seen, it stays an arm while a blob half its size, and at least a hand and forearm's, lies where it was
+  near the edge (a black sleeve over a dark frame differs from the frame by about the threshold, so its
+  link to the edge comes and goes);
 * agreement: the checker counts must be the same in ``settle_frames`` consecutive clear frames.
 
 Only then is the reading passed on (``WatchEvent``), once per change of the board. A change of a tray alone
