@@ -20,7 +20,9 @@ from tablecompanion.sim import board as board_paint
 from tablecompanion.sim import textures
 from tablecompanion.sim.camera import Camera, CameraModel
 from tablecompanion.sim.dice import FACE_NORMALS, Pose, in_rect, pose_die, rest_on, rot_axis, value_up
-from tablecompanion.sim.hands import SLEEVE, field_block, sleeve_folds, hand_alpha, hand_bbox, hand_capsules, hand_field, hand_points, project_capsules
+from tablecompanion.sim.hands import (
+    SLEEVE, field_block, hand_alpha, hand_bbox, hand_capsules, hand_field, hand_points, project_capsules, sleeve_folds,
+)
 from tablecompanion.sim.errors import SimError
 from tablecompanion.sim.scene import COLOURS, Die, Hand, Scene
 from tablecompanion.sim.style import DIE_STYLES, style_named
@@ -447,9 +449,9 @@ class Renderer:
             rays = self._rays_small
             z = -self.spec.checker_thickness
             X, Y = self.model.rays_to_plane(rays, z)
-            ang = self._mirror_angle(np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64))
-            lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
             P = np.stack([X, Y, np.full_like(X, z)], axis=-1).astype(np.float64)
+            ang = self._mirror_angle(P)
+            lobe = np.exp(-((ang / 0.022) ** 2)) + 0.08 * np.exp(-((ang / 0.09) ** 2))  # the lamp's image, a halo
             lobe = lobe + self._window_image(P, 0.02)
             self._glint_lobe = cv2.resize(lobe.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
         return self._glint_lobe
@@ -469,6 +471,10 @@ class Renderer:
         the surface, where it meets the wall, inside the window's panes; edges blurred by the finish's
         ``roughness`` (radians) at that distance. The window's light is the room's, not the lamp's, so
         it is weighed by the room's share of the light."""
+        amb = self.camera.ambient
+        weight = self.camera.window_glint * min(2.0, amb / max(1.0 - amb, 0.2))
+        if weight <= 0:  # off (the default): nothing to work out
+            return np.zeros(P.shape[:-1], np.float32)
         v = P - self.model.centre
         rx, ry, rz = v[..., 0], v[..., 1], -v[..., 2]  # bounced: it now rises (z up is negative)
         wall = WINDOW["wall_y"]
@@ -488,10 +494,6 @@ class Renderer:
         xm, zm = (x0 + x1) / 2, z0 + 2 * (z1 - z0) / 3
         pane *= 1.0 - 0.85 * inside(hx, xm - bar / 2, xm + bar / 2)
         pane *= 1.0 - 0.85 * inside(up, zm - bar / 2, zm + bar / 2)
-        amb = self.camera.ambient
-        weight = self.camera.window_glint * min(2.0, amb / max(1.0 - amb, 0.2))
-        if weight <= 0:
-            return np.zeros(P.shape[:-1], np.float32)
         return np.nan_to_num(pane * weight, nan=0.0).astype(np.float32)
 
     def _varnish_map(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -512,9 +514,9 @@ class Renderer:
                 corners = np.array(self.geo.marker_corners(marker_id))
                 (mx0, my0), (mx1, my1) = corners.min(axis=0) - 1.0, corners.max(axis=0) + 1.0
                 gloss[(X >= mx0) & (X <= mx1) & (Y >= my0) & (Y <= my1)] = 0.0
-        ang = self._mirror_angle(np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID])
-        lobe = np.exp(-((ang / VARNISH_ROUGHNESS) ** 2)) + 0.12 * np.exp(-((ang / (4 * VARNISH_ROUGHNESS)) ** 2))
         P = np.stack([X, Y, np.zeros_like(X)], axis=-1)[GLINT_GRID // 2::GLINT_GRID, GLINT_GRID // 2::GLINT_GRID]
+        ang = self._mirror_angle(P)
+        lobe = np.exp(-((ang / VARNISH_ROUGHNESS) ** 2)) + 0.12 * np.exp(-((ang / (4 * VARNISH_ROUGHNESS)) ** 2))
         lobe = lobe + self._window_image(P.astype(np.float64), VARNISH_ROUGHNESS)
         lobe = cv2.resize(lobe.astype(np.float32), (X.shape[1], X.shape[0]), interpolation=cv2.INTER_LINEAR)
         return lobe * gloss
