@@ -1192,11 +1192,7 @@ class Renderer:
             speck = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 0.7) * 0.06
             mottle = textures.value_noise((size, size), 9, rng) * 0.03 + textures.value_noise((size, size), 35, rng) * 0.03
             self._yarn_bank = np.tile((1.0 + speck + mottle).astype(np.float32), (2, 2))
-        bank = self._yarn_bank
-        size = bank.shape[0] // 2
-        if h > size or w > size:
-            bank = np.tile(bank[:size, :size], (-(-h // size) + 1, -(-w // size) + 1))
-        return bank[int(oy) % size:int(oy) % size + h, int(ox) % size:int(ox) % size + w]
+        return _bank_window(self._yarn_bank, h, w, int(oy), int(ox))
 
     def _skin_texture(self, h: int, w: int, hand: Hand) -> np.ndarray:
         """Skin's unevenness for a hand patch, from a bank drawn once: (h, w, 2), a tone (about 1) and a
@@ -1209,15 +1205,8 @@ class Renderer:
             red = textures.value_noise((size, size), 22, rng) * 0.6 + textures.value_noise((size, size), 7, rng) * 0.25
             self._skin_bank = np.dstack([1.0 + blotch + grain, red]).astype(np.float32)
             self._skin_bank = np.tile(self._skin_bank, (2, 2, 1))  # any window of up to 512 x 512 is one slice
-        bank = self._skin_bank
-        size = bank.shape[0] // 2
-        if h > size or w > size:
-            reps = (-(-h // size) + 1, -(-w // size) + 1, 1)
-            bank = np.tile(bank[:size, :size], reps)
         # Fixed to the hand: offset by where the fingertips are, so it moves with the hand.
-        oy = int(hand.y * 0.5) % size
-        ox = int(hand.x * 0.5) % size
-        return bank[oy:oy + h, ox:ox + w]
+        return _bank_window(self._skin_bank, h, w, int(hand.y * 0.5), int(hand.x * 0.5))
 
     def _draw_checker_lit(self, img: np.ndarray, x: float, y: float, z0: float, colour: str) -> None:
         """A checker drawn on an already lit picture (held in a hand): unlight the patch, draw, relight."""
@@ -1296,6 +1285,17 @@ class Renderer:
             "height_mm": round(max(0.0, float(-pose.vertices()[:, 2].max())), 2) + 0.0,
             **notes,
         }
+
+
+def _bank_window(bank: np.ndarray, h: int, w: int, oy: int, ox: int) -> np.ndarray:
+    """An h x w window of a texture bank tiled 2 x 2 (so any window up to the tile's size is one slice),
+    starting (oy, ox) into the tile, wrapping round; larger windows tile the bank further."""
+    size = bank.shape[0] // 2
+    if h > size or w > size:
+        reps = (-(-h // size) + 1, -(-w // size) + 1) + (1,) * (bank.ndim - 2)
+        bank = np.tile(bank[:size, :size], reps)
+    oy, ox = oy % size, ox % size
+    return bank[oy:oy + h, ox:ox + w]
 
 
 @dataclass
