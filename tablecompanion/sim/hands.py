@@ -159,7 +159,7 @@ def _template_cached(spread: float, holding: bool, fingers: tuple[float, ...]):
 def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     """The hand's pieces placed over the board (world mm)."""
     spread = round(float(np.clip(hand.spread, 0, 1)), 2)
-    fingers = tuple(round(float(f), 2) for f in getattr(hand, "fingers", (0.0, 0.0, 0.0, 0.0)))
+    fingers = tuple(round(float(f), 2) for f in hand.fingers)
     pieces, pinch = _template_cached(spread, hand.holding is not None, fingers)
     tip = np.array([hand.x, hand.y], float)
     across, back = hand.elbow_mm
@@ -349,16 +349,18 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         d2 = vx * vx + vy * vy
         r = np.float32(ra) + tt * np.float32(rb - ra)
         s = np.sqrt(d2) - r
-        if open_a is not None and open_a[i]:
+        cut = open_a is not None and bool(open_a[i])
+        L = math.sqrt(max(L2, 1e-6))
+        if cut or shading:
+            side = (vy * abx - vx * aby) * np.float32(1.0 / L)  # px across the axis, signed
+        if cut:
             # cut square at a: outside beyond the plane across the piece's end (the cuff's edge); its
             # outline rumpled by the folds where they reach it
-            L = math.sqrt(L2)
             mm = 1.0 / max(ph.px_per_mm, 1e-6)
             wobble = 0.3 * ph.px_per_mm  # px of outline per mm of the folds' rise (at most 3.4 mm)
             rim = np.nonzero(np.abs(s) < wobble * 3.5 + 2.0 * k)  # only the outline moves (and the grid round it)
             if rim[0].size:
-                side = (vy[rim] * abx - vx[rim] * aby) * np.float32(1.0 / max(L, 1e-6))
-                rise, _ = sleeve_folds(proj[rim] * np.float32(L * mm), side * np.float32(mm))
+                rise, _ = sleeve_folds(proj[rim] * np.float32(L * mm), side[rim] * np.float32(mm))
                 s[rim] -= np.float32(wobble) * rise.astype(np.float32)
             s = np.maximum(s, -proj * np.float32(L))
         win = sdf[r0:r1, c0:c1]
@@ -366,7 +368,7 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         if not shading:
             continue
         w2 = r * r - d2
-        if open_a is not None and open_a[i]:
+        if cut:
             w2 = np.where(proj >= 0, w2, np.float32(-1.0))
         inside = w2 > 0
         if not inside.any():
@@ -384,8 +386,7 @@ def hand_field(ph: ProjectedHand, x0: int, y0: int, w: int, h: int, k: int = 1, 
         np.copyto(wzs[r0:r1, c0:c1], wz, where=wins)
         np.copyto(top[r0:r1, c0:c1], np.int16(i), where=wins)
         np.copyto(along[r0:r1, c0:c1], tt, where=wins)
-        side = (vy * abx - vx * aby) * np.float32(1.0 / math.sqrt(max(L2, 1e-6))) / np.maximum(r, np.float32(1e-3))
-        np.copyto(across[r0:r1, c0:c1], side, where=wins)
+        np.copyto(across[r0:r1, c0:c1], side / np.maximum(r, np.float32(1e-3)), where=wins)
     if shading:
         # the normal of the top piece's round section, made square to its axis in 3-D
         n = len(ph.ra)
