@@ -253,28 +253,28 @@ class BoardWatcher:
         edge_labels = set(np.unique(labels[self._masks["edge"]]).tolist()) - {0}
         # a change that lies wholly in a tray and the frame beyond it is a checker borne off (it lies against
         # the frame by the player's edge), not an arm: an arm over the trays only covers no point either
-        in_tray = set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}
-        beyond = set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
-        arm = [i for i in edge_labels if stats[i, cv2.CC_STAT_AREA] >= min_px and not (i in in_tray and i not in beyond)]
+        tray_only = (set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}) \
+            - set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
+        arm = [i for i in edge_labels - tray_only if stats[i, cv2.CC_STAT_AREA] >= min_px]
         size = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in arm)
         if size >= min_px:
             self._arm_px = size
         else:
-            arm = [i for i in self._same_arm(labels, stats) if not (i in in_tray and i not in beyond)]
+            arm = self._same_arm(labels, stats, tray_only)
         self._arm_seen = np.isin(labels, arm) if arm else None
         return bool(arm)
 
-    def _same_arm(self, labels: np.ndarray, stats: np.ndarray) -> list[int]:
+    def _same_arm(self, labels: np.ndarray, stats: np.ndarray, tray_only: set[int]) -> list[int]:
         """The blobs that are still the arm seen in the last frame though none reaches the board's edge now:
         each at least half as large as the arm when it last reached the edge and at least a hand's size,
         lying for the most part where the arm was, and coming within ``ARM_NEAR_EDGE_MM`` of the edge (a
         sleeve whose colour is the frame's loses the link to the edge now and then; checkers moved and left
-        behind are smaller than the arm that moved them)."""
+        behind are smaller than the arm that moved them). Blobs in ``tray_only`` (wholly in a tray) are none."""
         if self._arm_seen is None:
             return []
         before = int(self._arm_seen.sum())
         least = max(0.5 * self._arm_px, ARM_KEPT_MM2 * SMALL_PX_PER_MM**2)
-        near = set(np.unique(labels[self._masks["near_edge"]]).tolist()) - {0}
+        near = set(np.unique(labels[self._masks["near_edge"]]).tolist()) - {0} - tray_only
         out = []
         for i in near:
             area = int(stats[i, cv2.CC_STAT_AREA])
