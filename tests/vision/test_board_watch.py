@@ -316,39 +316,50 @@ def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     assert emitted(after, 10, 40) == []  # once
 
 
+@pytest.fixture(scope="module")
+def leather_tilted():
+    """The leather board (the darkest frame) under the tilted camera, built once for the tests below."""
+    return Renderer(Camera.preset("tilted", width=960, height=540), "leather", "right", True)
+
+
+def _emitted(watcher, frames) -> list:
+    """The readings a watcher emits over these frames."""
+    return [e for e in (watcher.feed(f) for f in frames) if e]
+
+
 @pytest.mark.parametrize("skin, sleeve", [
     ((34, 48, 78), (36, 36, 40)),  # very dark skin, a black sleeve
     ((34, 48, 78), (205, 210, 212)),  # very dark skin, an off-white sleeve
     ((150, 172, 218), (36, 36, 40)),  # very light skin, a black sleeve
 ])
-def test_an_arm_is_an_arm_whatever_the_skin_and_sleeve_over_the_darkest_board(skin, sleeve):
+def test_an_arm_is_an_arm_whatever_the_skin_and_sleeve_over_the_darkest_board(leather_tilted, skin, sleeve):
     """Players of every skin tone, in dark and light sleeves (footage draws each player's from
     ``footage.SKIN_TONES`` and ``SLEEVES``): held still over the leather board, whose frame is the darkest,
     the arm is occlusion and nothing is read through it."""
-    renderer = Renderer(Camera.preset("tilted", width=960, height=540), "leather", "right", True)
+    renderer = leather_tilted
     board = Scene.from_position(Position.initial(), dice=(), style="leather")
     watcher = BoardWatcher(truth_calibration(renderer))
-    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, board, 8)) if e]) == 1
+    assert len(_emitted(watcher, _frames(renderer, board, 8))) == 1
     arm = Hand("bottom", x=560.0, y=300.0, skin=skin, sleeve=sleeve, spread=0.6)
     for f in _frames(renderer, replace(board, hands=(arm,)), 12, seed=100):
         assert watcher.feed(f) is None
     assert watcher.state is not None and watcher.state.arm
 
 
-def test_checkers_an_arm_put_down_by_the_edge_are_not_kept_as_the_arm():
+def test_checkers_an_arm_put_down_by_the_edge_are_not_kept_as_the_arm(leather_tilted):
     """The arm kept while its sleeve loses the edge must not outlive it: checkers taken from and put down
     on the points by the frame, under where the black-sleeved arm was, are read as soon as it goes."""
-    renderer = Renderer(Camera.preset("tilted", width=960, height=540), "leather", "right", True)
+    renderer = leather_tilted
     before = Position.initial()
     after = before.parse_play("13/9(2) 6/2(2)", (4, 4)).result()
     board = {p: Scene.from_position(p, dice=(), style="leather") for p in (before, after)}
     watcher = BoardWatcher(truth_calibration(renderer))
-    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, board[before], 8)) if e]) == 1
+    assert len(_emitted(watcher, _frames(renderer, board[before], 8))) == 1
     arm = Hand("bottom", x=560.0, y=300.0, skin=(34, 48, 78), sleeve=(36, 36, 40), spread=0.6)
     for f in _frames(renderer, replace(board[after], hands=(arm,)), 6, seed=100):
         assert watcher.feed(f) is None
     assert watcher.state.arm
-    emitted = [e for e in (watcher.feed(f) for f in _frames(renderer, board[after], 10, seed=200)) if e]
+    emitted = _emitted(watcher, _frames(renderer, board[after], 10, seed=200))
     assert len(emitted) == 1
     assert _bottom_arrays(emitted[0]) == (after.on_roll, after.opponent)
 
@@ -363,7 +374,7 @@ def test_a_new_game_set_up_after_a_bear_off_is_read_at_once():
     over = Scene(points=points_from_mapping({24: ("dark", 5)}), off=(("light", 15), ("dark", 10)), style="tournament")
     start = Scene.from_position(Position.initial(), dice=(), style="tournament")
     watcher = BoardWatcher(truth_calibration(renderer))
-    assert len([e for e in (watcher.feed(f) for f in _frames(renderer, over, 8)) if e]) == 1
-    emitted = [e for e in (watcher.feed(f) for f in _frames(renderer, start, 10, seed=50)) if e]
+    assert len(_emitted(watcher, _frames(renderer, over, 8))) == 1
+    emitted = _emitted(watcher, _frames(renderer, start, 10, seed=50))
     assert len(emitted) == 1
     assert _bottom_arrays(emitted[0]) == (Position.initial().on_roll, Position.initial().opponent)
