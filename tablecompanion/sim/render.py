@@ -1171,8 +1171,7 @@ class Renderer:
         height = rise.astype(np.float32)
         big = lambda a: cv2.resize(a.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
         Hf = big(height)
-        sy, sx = np.gradient(Hf)  # mm of height per grid cell
-        scale = mm  # cells per mm: the slope per mm across the surface
+        sy, sx = np.gradient(Hf)  # mm of height per grid cell; times cells per mm, the slope
         crease = np.clip(-F - 0.55, 0.0, 1.0) / 0.45 * np.clip(depth / 2.5, 0.0, 1.0)
         tt = big(t)
         cuff = np.clip((22.0 - tt) / 2.0, 0.0, 1.0) * (tt > -1.0)
@@ -1181,7 +1180,7 @@ class Renderer:
         if mm >= 1.2:  # three grid cells a rib or more
             ss = big(s_)
             heather = heather * (1.0 - 0.1 * cuff * (0.5 + 0.5 * np.cos(ss * (2 * np.pi / 2.5))))
-        return _Cloth(sx * scale, sy * scale, big(crease), cuff, heather)
+        return _Cloth(sx * mm, sy * mm, big(crease), cuff, heather)
 
     def _yarn(self, h: int, w: int, ox: float, oy: float) -> np.ndarray:
         """The cloth's tone (about 1) for a patch: yarn-scale speckle and broader mottling, from a bank

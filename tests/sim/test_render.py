@@ -337,7 +337,7 @@ def _sleeve_and_forearm_widths(hand):
     model = Renderer(cam).model
     ph = project_capsules(hand_capsules(hand, BoardSpec()), model.K, model.dist, model.R, model.t)
     i = ph.caps.kind.index("sleeve")
-    arm = ph.caps.kind.index("sleeve") - 1
+    arm = i - 1  # the forearm: the piece before the sleeve
     field = hand_field(ph, 0, 0, 640, 360, 1, shading=True)
     a, b = ph.a[i], ph.b[i]
     axis = (b - a) / np.linalg.norm(b - a)
