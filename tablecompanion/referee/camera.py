@@ -174,9 +174,10 @@ class DiceLocator:
         return self._roll_reference if self.roll_reader is not None else None
 
     def _roll_reference(self, frame) -> None:
-        if self.settled:
-            return  # dice down: nothing is read, the settled dice are only followed
         try:
+            if self.settled:  # dice down: nothing is read, the settled dice are only followed ...
+                self.roll_reader.learn_checkers(frame)  # ... but this board's checkers are found ahead
+                return
             self.roll_reader.set_reference(self._without_last_dice(frame))
         except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference
             log.debug("roll reader reference refused: %s", exc)
@@ -214,6 +215,13 @@ class DiceLocator:
         except Exception as exc:  # noqa: BLE001 - the decision reads the frame itself
             log.debug("roll reader read-ahead failed: %s", exc)
         return True
+
+    @property
+    def roll_ahead(self) -> bool:
+        """The frame read ahead shows dice: a throw is about to be called (the pipeline keeps other reads
+        off the frames until the call)."""
+        ahead = self.roll_reader.read_ahead if self.roll_reader is not None else None
+        return ahead is not None and bool(ahead.dice)
 
     @property
     def verdict_for(self):

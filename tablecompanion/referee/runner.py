@@ -194,9 +194,17 @@ class CameraPipeline:
             self._calibrate(image)
         self._prepare()
         out = []
-        stable = self._watch_board(image)
+        deciding = bool(getattr(self.watcher, "deciding", False))  # as the frame comes: a call may follow on it
         events = self.watcher.feed(image, t)
         loc = self.locator
+        # a throw at rest (dice found in the frame read ahead, none down before) is called a few frames
+        # later: no board read joins those frames (rolling dice are no motion to the board watcher, which
+        # read the board on the very frames of the read-ahead and the call, 30-60 ms each); the frames while
+        # the dice roll, before, are cheap and read it instead
+        hold = loc is not None and not loc.dice_down and (
+            any(isinstance(ev, RollSettled) for ev in events)
+            or (bool(getattr(self.watcher, "coming_to_rest", False)) and bool(getattr(loc, "roll_ahead", False))))
+        stable = self._watch_board(image, deciding, hold)
         if any(isinstance(ev, RollSettled) for ev in events):
             out.extend(self._board_now(image, None, now=True))  # the last play before the next roll
         for ev in events:
@@ -214,18 +222,21 @@ class CameraPipeline:
         out.extend(self._board_now(image, stable))
         return out
 
-    def _watch_board(self, image):
-        """Feed the board watcher; the new stable reading this frame produced, if any."""
+    def _watch_board(self, image, deciding: bool = False, hold: bool = False):
+        """Feed the board watcher; the new stable reading this frame produced, if any. ``deciding``: the
+        roll watcher had seen motion since its last decision when this frame came; ``hold``: read no board
+        this frame (a throw being called)."""
         bw = self.board_watcher
         if bw is None:
             return None
         # a stable board's now-and-then re-read waits while a throw is decided: the roll call comes first
         # (each re-read is 40-60 ms, and one in the debounce delayed the call by as much); bounded, so that
         # motion that never settles (a hand resting, something moving at the picture's edge) cannot stop it
-        defer = bool(getattr(self.watcher, "deciding", False)) and self._board_deferred < BOARD_DEFER_FRAMES
+        defer = deciding and self._board_deferred < BOARD_DEFER_FRAMES
         self._board_deferred = self._board_deferred + 1 if defer else 0
+        hold = hold and defer
         try:
-            event = bw.feed(image, defer_read=defer)
+            event = bw.feed(image, defer_read=defer, hold_read=hold)
         except Exception as exc:  # noqa: BLE001 - the board is read alone at pick-up instead
             log.warning("table %s: board watcher: %s", self.referee.table_id, exc)
             return None

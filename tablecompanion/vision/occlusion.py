@@ -127,11 +127,16 @@ class BoardWatcher:
         self._window, self._clear = [], 0
         self.current = None
 
-    def feed(self, frame: np.ndarray, defer_read: bool = False) -> WatchEvent | None:
+    def feed(self, frame: np.ndarray, defer_read: bool = False, hold_read: bool = False) -> WatchEvent | None:
         """``defer_read``: a stable, still board is not re-read this frame even when its now-and-then read
         (``idle_every``) is due; it is read on the next frame that does not defer. The camera pipeline
         defers while a throw is being decided, so that the roll call does not wait behind a re-read of a
-        board nothing has touched. A board not yet stable is read whatever this says."""
+        board nothing has touched. A board not yet stable is read whatever this says.
+
+        ``hold_read``: no board is read this frame, stable or not; motion and arms are still watched, and
+        the clear, still stretch goes on where it was (its readings are kept, none is added). The camera
+        pipeline holds while a throw with no dice down comes to rest: rolling dice are no motion to this
+        watcher, so it read the board (30-60 ms) on the very frames the roll is read ahead and decided."""
         self._index += 1
         if frame is None or not hasattr(frame, "shape") or frame.size == 0:
             self.state = WatchState(self._index, False, False, False, "empty frame")
@@ -157,6 +162,9 @@ class BoardWatcher:
             self._candidate = None
             self._window, self._clear = [], 0
             self.current = None
+            return None
+        if hold_read:
+            self.state = WatchState(self._index, True, False, False, "read held: a throw comes to rest")
             return None
         if self.current is not None and self.config.idle_every > 1:
             # stable and still: nothing has touched the board since, so read it only now and then

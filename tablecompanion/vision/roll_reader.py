@@ -419,26 +419,34 @@ class RollReader:
         if checkers_mm is not None:
             self.checkers_mm = np.asarray(list(checkers_mm), np.float64).reshape(-1, 2)
         else:
-            self.checkers_mm = self._checkers_on(frame)
+            self.checkers_mm = self._checkers_on(frame, small)
 
-    def _checkers_on(self, frame: np.ndarray) -> np.ndarray:
-        """The checkers of the reference: those found on an earlier reference of the same board (only the
-        last throw's dice may differ, :meth:`_same_board`), else found now. References come far more often
-        than the board changes (the runner refreshes its empty-table view every few quiet frames), so
-        finding them here, once per board, keeps the search off the roll's read."""
+    def learn_checkers(self, frame: np.ndarray) -> None:
+        """Find the checkers of a still view of the table now, without making it the reference: a reference
+        of the same board given later (the board before a throw, once the last dice are seen picked up)
+        then finds them at once. The camera pipeline calls this when a hand or a throw starts while the
+        last dice still lie, so that the search (30 ms) falls on a frame in motion, not on the roll's read."""
+        frame = self._check(frame)
+        self._checkers_on(frame, self._small(frame))
+
+    def _checkers_on(self, frame: np.ndarray, small: np.ndarray) -> np.ndarray:
+        """The checkers of ``frame`` (``small``: it at half size): those found on an earlier view of the same
+        board (only the last throw's dice may differ, :meth:`_same_board`), else found now. References come
+        far more often than the board changes (the runner refreshes its empty-table view every few quiet
+        frames), so finding them here, once per board, keeps the search off the roll's read."""
         for board, level, found in self._checker_boards:
-            if self._same_board(board, level):
+            if self._same_board(small, board, level):
                 return found
         found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
-        level = _masked_median(self.reference, self.search_mask)
-        self._checker_boards = ([(self.reference, level, found)] + self._checker_boards)[:3]
+        level = _masked_median(small, self.search_mask)
+        self._checker_boards = ([(small, level, found)] + self._checker_boards)[:3]
         return found
 
-    def _same_board(self, board: np.ndarray, level: float) -> bool:
-        """The reference shows the checkers as ``board`` does: what differs is at most ``same_board`` die
-        faces of change, besides die-sized changes where the last read's dice lay (old dice on one of them)."""
+    def _same_board(self, small: np.ndarray, board: np.ndarray, level: float) -> bool:
+        """``small`` shows the checkers as ``board`` does: what differs is at most ``same_board`` die faces
+        of change, besides die-sized changes where the last read's dice lay (old dice on one of them)."""
         c, s = self.config, self.config.diff_scale
-        mask, _ = self._changed(self.reference, board, level)
+        mask, _ = self._changed(small, board, level)
         n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         face = self._face_px_small
         dice_px = []
@@ -559,6 +567,11 @@ class RollReader:
         small = self._small(frame)
         out, dice_left = self._read(frame, small, roller, opening, expected)
         self._pending = _ReadAhead((roller, opening, expected), self.reference, small, out, dice_left)
+
+    @property
+    def read_ahead(self) -> RollReading | None:
+        """The reading made by :meth:`prefetch` and not yet asked for (None when there is none)."""
+        return self._pending.reading if self._pending is not None else None
 
     def _same_view(self, small: np.ndarray, other: np.ndarray) -> bool:
         mask, _ = self._changed(small, other)

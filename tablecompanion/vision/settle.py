@@ -139,6 +139,12 @@ class RollWatcher:
         the next quiet frames read it ahead and decide (callers keep other reads out of their way)."""
         return self._moved
 
+    @property
+    def coming_to_rest(self) -> bool:
+        """The latest frame was quiet after motion, and no decision has come yet: dice may be at rest and
+        are being read ahead and debounced (the time-critical frames of a throw)."""
+        return self._moved and self._still > 0
+
     # --- per-frame motion --------------------------------------------------------------------
     def _small(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]
@@ -173,6 +179,11 @@ class RollWatcher:
         if motion > self.config.moving_fraction:
             if self._still >= self.config.still_frames and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
+                # a board-aware reader takes it in now, while the dice are in the air (cheap frames): finding
+                # its checkers (30 ms on a board changed by the last play) then stays off the read-ahead
+                use_reference = getattr(self.reader, "use_reference", None)
+                if callable(use_reference):
+                    use_reference(self.before_motion)
             self._still = 0
             self._moved = True
             self._ahead_read = False

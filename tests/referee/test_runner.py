@@ -289,7 +289,7 @@ def test_the_board_watcher_re_read_waits_while_a_throw_is_decided_but_not_for_ev
         def __init__(self):
             self.deferred = []
 
-        def feed(self, image, defer_read=False):
+        def feed(self, image, defer_read=False, hold_read=False):
             self.deferred.append(defer_read)
             return None
 
@@ -315,3 +315,57 @@ def test_the_board_watcher_re_read_waits_while_a_throw_is_decided_but_not_for_ev
         pipe.feed(frame)
     assert bw.deferred[:limit] == [True] * limit and bw.deferred[limit] is False  # bounded
     assert bw.deferred[limit + 1] is True  # and the bound starts again after the read
+
+
+def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
+    """Rolling dice are no motion to the board watcher, which read the board (30-60 ms) on the very frames
+    where the roll is read ahead and called; the roll call waited behind it (up to 280 ms). The pipeline now
+    holds the board watcher from the frame whose read-ahead shows dice to the frame of the call; not when the
+    read-ahead shows none (a hand leaving after a correction: its board is wanted at once), nor with dice
+    down (nothing is read then)."""
+    class RecordingBoardWatcher:
+        state = None
+        current = None
+
+        def __init__(self):
+            self.held = []
+
+        def feed(self, image, defer_read=False, hold_read=False):
+            self.held.append(hold_read)
+            return None
+
+    class ThrowWatcher(StubWatcher):
+        deciding = coming_to_rest = False
+        last_motion = 1.0
+        config = SimpleNamespace(moving_fraction=0.0015)
+
+    class Locator:
+        dice_down = roll_ahead = False
+        reads = 0
+
+        def gone(self, image):
+            return False
+
+        def dice_settled(self, dice, image):
+            self.dice_down = True
+
+    ref = Referee("1", TableSettings(players=("A", "B")))
+    frame = np.zeros((8, 8, 3), np.uint8)
+    for dice_found, down in ((True, False), (False, False), (True, True)):
+        call = [_settled([3, 1], opening=True)] if dice_found and not down else []  # else: nothing to call
+        watcher = ThrowWatcher([[], [], [], [], call, []])
+        pipe = CameraPipeline(ref, None, watcher=watcher)
+        pipe.board_watcher = bw = RecordingBoardWatcher()
+        pipe.locator = loc = Locator()
+        loc.dice_down = down
+        pipe.feed(frame)  # the dice in the air
+        watcher.deciding = watcher.coming_to_rest = True
+        loc.roll_ahead = dice_found
+        for _ in range(3):  # the read-ahead and the debounce
+            pipe.feed(frame)
+        watcher.coming_to_rest = loc.roll_ahead = False
+        pipe.feed(frame)  # the call
+        watcher.deciding = False
+        pipe.feed(frame)
+        expected = [False, True, True, True, True, False] if dice_found and not down else [False] * 6
+        assert bw.held == expected, (dice_found, down)

@@ -283,6 +283,28 @@ def test_a_deferred_re_read_of_a_stable_board_waits_and_is_made_on_the_next_fram
     assert len(reads) == n + 2
 
 
+def test_a_held_read_reads_nothing_and_the_still_stretch_goes_on(table, monkeypatch):
+    """The camera pipeline holds the board watcher while a throw at rest is called: no board is read on
+    those frames, stable or not, yet a clear, still stretch is not broken by them (the readings before
+    count with those after), and the frames still say whether an arm is over the board."""
+    import tablecompanion.vision.occlusion as occlusion
+
+    renderer, scenes, _, _ = table
+    reads = []
+    real = occlusion.read_board
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    watcher = BoardWatcher(truth_calibration(renderer))
+    frames = _frames(renderer, scenes["before"], 12)
+    events = [watcher.feed(f) for f in frames[:3]]
+    for f in frames[3:7]:
+        events.append(watcher.feed(f, hold_read=True))
+        assert watcher.state.clear and not watcher.state.arm
+    assert len(reads) == 3 and not any(events) and watcher.current is None
+    events += [watcher.feed(f) for f in frames[7:10]]
+    assert len(reads) == 6 and events[-1] is not None  # 3 + 3 readings make the 6 of a stable board
+    assert [e is not None for e in events].count(True) == 1
+
+
 def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     """O's 6-1 of a real match (match 37 of the footage, game 5 turn 41): 23/17, the hand away long enough for
     a stable reading, then 2/1 from a pile of 8 onto a pile of 6. Both piles read as their rows, so the points

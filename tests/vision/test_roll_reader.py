@@ -511,6 +511,33 @@ def test_checkers_are_found_once_per_board(monkeypatch):
     assert len(finds) == 2 and np.array_equal(reader.checkers_mm, first)
 
 
+def test_checkers_learned_ahead_serve_a_later_reference_of_the_same_board(monkeypatch):
+    """``learn_checkers`` (the camera pipeline, when a throw starts while the last dice still lie) finds a
+    board's checkers without making it the reference: the reference given later, once those dice are seen
+    picked up, finds them at once instead of on the roll's read-ahead."""
+    base = Scene.from_position(Position.initial(), dice=())
+    played = Scene.from_position(Position.initial().apply(Position.initial().parse_play("13/7 8/7", (6, 1))), dice=())
+    r = renderer_for(Camera.preset("default"), base)
+    ref, _ = r.render(base, seed=1)
+    with_old_dice, _ = r.render(replace(played, dice=(Die(6, pose_seed=81), Die(1, pose_seed=82))), seed=2)
+    after_play, _ = r.render(played, seed=3)
+    reader = RollReader(calibrate_from_markers(ref))
+    reader.set_reference(ref)
+    finds: list = []
+    real = reader._find_checkers
+    monkeypatch.setattr(reader, "_find_checkers", lambda f: finds.append(1) or real(f))
+    assert len(reader.read(with_old_dice).dice) == 2  # the last roll, read: its dice lie on the new board
+    reader.learn_checkers(with_old_dice)
+    assert len(finds) == 1 and reader.reference is not None
+    assert not np.array_equal(reader.reference, reader._small(with_old_dice))  # the reference is unchanged
+    reader.set_reference(after_play)  # the same board, the dice gone: no search
+    assert len(finds) == 1
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(after_play)
+    assert len(fresh.checkers_mm) == len(reader.checkers_mm)
+    assert max(min(math.dist(p, q) for q in fresh.checkers_mm) for p in reader.checkers_mm) < 5.0  # Hough steps
+
+
 def test_a_face_fitted_half_off_the_die_is_no_second_die():
     """A white 5 about 18 px across at the far side of a steep view (held-out seed 5, case 98): neither
     reader reads it in place, and the search for a die elsewhere in its blob fitted a 3 through its corner
