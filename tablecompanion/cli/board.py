@@ -51,6 +51,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "inputs (turn, roll, recorded play, board as observed) to FILE as JSON lines, for --replay")
     e.add_argument("--replay", metavar="FILE", help="score play identification as it is now on an --observations "
                    "file (seconds, instead of re-running the footage)")
+    e.add_argument("--window", type=_glint, default=0.0, metavar="GLINT",
+                   help="single frames and --footage: mirror the window behind the far player in glossy checker "
+                        "tops and varnish at this strength (0-2; 0.3 is a bright day; default 0, off)")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.add_argument("--photo-tilt", type=_tilt_range, default=(0.0, 35.0), metavar="MIN,MAX",
@@ -61,6 +64,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "on N rendered bearing-off turns of real matches")
     e.set_defaults(func=_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+
+def _glint(text: str) -> float:
+    """A window reflection's strength, 0 to 2."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (0 to 2, e.g. 0.3)") from None
+    if not 0.0 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"{text!r}: the window's glint must be between 0 and 2")
+    return value
 
 
 def _tilt_range(text: str) -> tuple[float, float]:
@@ -174,7 +188,7 @@ def _eval(args: argparse.Namespace) -> int:
                 reports.append(evaluate_footage(mat, max_turns=args.max_turns, style=style, camera=camera,
                                                 inject=f"illegal:{args.illegal},correction:0.5", seed=args.seed,
                                                 progress=say, failures_dir=args.failures, time_limit_s=left,
-                                                observations_out=args.observations))
+                                                observations_out=args.observations, window_glint=args.window))
             except EvalError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
@@ -198,6 +212,7 @@ def _eval(args: argparse.Namespace) -> int:
             find_board=args.find_board,
             seed=args.seed,
             failures_dir=args.failures,
+            window_glint=args.window,
             progress=lambda line: print(line, file=sys.stderr, flush=True),
         )
     except EvalError as exc:

@@ -13,7 +13,7 @@ which must give back the recorded play. A share of turns is also replayed with a
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -158,8 +158,10 @@ def evaluate_matches(
     progress: Callable[[str], None] | None = None,
     time_limit_s: float | None = None,
     config: CheckerConfig = DEFAULT_CONFIG,
+    window_glint: float = 0.0,
 ) -> dict:
-    """Replay matches on the simulated table and score every turn; returns figures and a summary."""
+    """Replay matches on the simulated table and score every turn; returns figures and a summary.
+    ``window_glint``: the window behind the far player mirrored in glossy tops (``Camera.window_glint``)."""
     from tablecompanion.rules import Position
     from tablecompanion.sim import Camera, Renderer, Scene
     from tablecompanion.sim.camera import PRESETS
@@ -196,7 +198,7 @@ def evaluate_matches(
             if progress:
                 progress(f"skipped {mat.name}: {exc}")
             continue
-        renderer = Renderer(Camera.preset(cam_name), style, "right", True)
+        renderer = Renderer(replace(Camera.preset(cam_name), window_glint=window_glint), style, "right", True)
         calibration = truth_calibration(renderer)
         if find_board:
             from tablecompanion.calibration.find_board import find_board as find
@@ -350,6 +352,7 @@ def evaluate_footage(
     failures_dir: str | None = None,
     time_limit_s: float | None = None,
     observations_out: str | Path | None = None,
+    window_glint: float = 0.0,
 ) -> dict:
     """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
     waits for a clear, still board and emits each new stable reading; the referee takes, for each turn,
@@ -381,7 +384,7 @@ def evaluate_footage(
     if not path.is_file():
         raise EvalError(f"no match file {path}")
     script = script_match(path)
-    cam = Camera.preset(camera)
+    cam = replace(Camera.preset(camera), window_glint=window_glint)
     renderer = Renderer(cam, style, "right", True)
     calibration = truth_calibration(renderer)
     watcher = BoardWatcher(calibration)

@@ -315,15 +315,53 @@ def drop_strays(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> li
     colour; what is neither side's colour and not ringed all round is not a checker."""
     if len(discs) < 3:
         return discs
-    colour = {s: np.median(np.array([d.lab for d in discs if d.side == s and d.ring >= config.ring_sure], np.float32), axis=0)
-              for s in SIDES if sum(1 for d in discs if d.side == s and d.ring >= config.ring_sure) >= 2}
+    sure = _sure_colours(discs, config)
     kept = []
     for d in discs:
-        ref = colour.get(d.side)
-        if ref is not None and d.ring < config.ring_sure and float(np.linalg.norm(np.array(d.lab) - ref)) > config.min_colour_gap:
+        ref = sure.get(d.side)
+        if ref is not None and d.ring < config.ring_sure and _colour_gap(d.lab, ref) > config.min_colour_gap:
             continue
         kept.append(d)
     return kept
+
+
+def _sure_colours(discs: list[Disc], config: CheckerConfig) -> dict[str, np.ndarray]:
+    """Each side's colours as its checkers ringed all round show them (at least two), one row each: all of them,
+    not their median. A window mirrored in glossy tops makes some of a side's checkers much lighter than the
+    rest; the median lay among the sheened ones, and the side's unsheened checkers with part of the rim hidden
+    were "off colour" (a steep camera lost whole piles to it)."""
+    out = {}
+    for side in SIDES:
+        colours = [d.lab for d in discs if d.side == side and d.ring >= config.ring_sure]
+        if len(colours) >= 2:
+            out[side] = np.array(colours, np.float32)
+    return out
+
+
+WHITE_LAB = np.array([255.0, 128.0, 128.0], np.float32)  # OpenCV's 8-bit Lab of white
+SHEEN_MAX = 0.5  # the most of the way to white a mirrored window takes a checker's top
+
+
+def _colour_gap(colour, palette: np.ndarray) -> float:
+    """Lab distance from ``colour`` to the nearest colour of ``palette`` (rows), where a palette colour that
+    is ``colour`` with a sheen on it counts as near: a reflection (a window mirrored in a glossy top) adds
+    white light, so a sheened checker lies on the way from its own colour to white, up to ``SHEEN_MAX`` of
+    it, and a side whose checkers ringed all round are all sheened still owns its plain ones. The way from a
+    wood or felt colour to white does not pass the dark checkers' sheened grey, nor does a light side's
+    sheened cream lie within ``SHEEN_MAX`` of the way from the wood to white."""
+    c = np.asarray(colour, np.float32)
+    d = palette - c
+    gap = float(np.min(np.linalg.norm(d, axis=1)))
+    way = WHITE_LAB - c
+    span = float(way @ way)
+    if span < 1.0:
+        return gap
+    k = d @ way / span  # how far along the way to white each palette colour is
+    off = np.linalg.norm(d - np.outer(k, way), axis=1)  # and how far from that way
+    along = (k > 0) & (k <= SHEEN_MAX)
+    if along.any():
+        gap = min(gap, float(np.min(off[along])))
+    return gap
 
 
 def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
@@ -352,6 +390,7 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
     faces = _patch_colours(lab, xs, ys, max(2, int(config.sample_radius * r * scale)))
     backgrounds = _board_colours_under(lab, discs, weak, geometry, config)
     side_colour = _side_colours(discs)
+    sure = _sure_colours(discs, config)  # a side's colours (sheened and not), where two or more are sure
     # a die's outline and pips lie all over the middle of a circle around it; a checker's face is smooth there
     edges = edges or _Edges(lab, config)
     clutter = np.minimum(edges.score_many(xs, ys, 0.3 * r * scale, 0.0)[0],
@@ -365,8 +404,8 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
         if discs[i].ring < config.ring_board and clutter[j] >= config.die_clutter:
             drop.add(i)
             continue
-        own = side_colour.get(discs[i].side)
-        if own is not None and float(np.linalg.norm(rims[j] - own)) > config.max_fill_colour:
+        own = sure.get(discs[i].side, side_colour.get(discs[i].side))
+        if own is not None and _colour_gap(rims[j], np.atleast_2d(own)) > config.max_fill_colour:
             drop.add(i)  # its side's colour only in the middle: something dark or light ringed by something else
             continue
         bg = backgrounds[j]

@@ -66,6 +66,60 @@ def test_dark_checkers_on_dark_points_and_a_die_on_a_point():
     assert reading.to_json()["position_id"] == Position.initial().position_id()
 
 
+def test_a_window_mirrored_in_some_glossy_tops_loses_no_checker_of_that_side():
+    """A bright window behind the far player, mirrored in the glossy tops of some dark checkers (steep camera):
+    those read much lighter than the side's other checkers. The side's colour for telling strays was the
+    median of its checkers ringed all round, most of them sheened, and the unsheened ones with part of the rim
+    hidden were dropped as off-colour: piles of 4 and 3 read as empty, a 5 as 3."""
+    from dataclasses import replace
+
+    from tablecompanion.sim.scene import points_from_mapping
+
+    mapping = {16: ("light", 2), 24: ("dark", 3), 4: ("dark", 1), 9: ("light", 2), 22: ("dark", 4), 15: ("dark", 5),
+               11: ("dark", 2), 23: ("light", 3), 14: ("light", 1), 8: ("light", 4)}
+    scene = Scene(points=points_from_mapping(mapping), style="classic")
+    renderer = Renderer(replace(Camera.preset("steep"), window_glint=0.3), "classic", "right", True)
+    img, _ = renderer.render(scene, seed=0)
+    assert _wrong(read_board(img, truth_calibration(renderer)), scene) == []
+
+
+def test_a_side_s_stray_is_told_by_every_colour_its_sure_checkers_show():
+    """Strays (wood grain, a shadow's edge) are circles with a partial ring, off their side's colour. A side's
+    checkers may show two colours (some sheened by a window): an unsure disc like either is kept, one like
+    neither is dropped."""
+    from tablecompanion.vision.checkers import CheckerConfig, Disc, drop_strays
+
+    cfg = CheckerConfig()
+    sure, unsure = cfg.ring_sure + 0.1, cfg.ring_sure - 0.15
+    sheened = [Disc(0, i, 19, (88.0, 131.0, 132.0), "dark", ring=sure) for i in range(3)]
+    plain = [Disc(50, i, 19, (47.0, 131.0, 131.0), "dark", ring=sure if i == 0 else unsure) for i in range(3)]
+    grain = Disc(100, 0, 19, (150.0, 138.0, 165.0), "dark", ring=unsure)
+    light = [Disc(200, i, 19, (225.0, 128.0, 135.0), "light", ring=sure) for i in range(2)]
+    kept = drop_strays(sheened + plain + [grain] + light, cfg)
+    assert grain not in kept and all(d in kept for d in sheened + plain + light)
+
+
+def test_a_side_whose_sure_checkers_are_all_sheened_keeps_its_plain_ones():
+    """A window mirrored in glossy tops: every dark checker ringed all round is sheened (the reflection
+    sharpens the rim), the plain ones on dark points are ringed in part. A sheen is white light added, so a
+    sheened colour lies on the way from the plain colour to white: the plain ones are the side's. Wood
+    grain is not (white is not beyond the sheened grey from the wood), nor is light wood a light side's
+    checker under a sheen (its cream lies too far along the way to white)."""
+    from tablecompanion.vision.checkers import CheckerConfig, Disc, drop_strays
+
+    cfg = CheckerConfig()
+    sure, unsure = cfg.ring_sure + 0.1, cfg.ring_sure - 0.15
+    sheened = [Disc(0, i, 19, (90.0 + 3 * i, 131.0, 132.0), "dark", ring=sure) for i in range(4)]
+    plain = [Disc(50, i, 19, (47.0 + 3 * i, 131.0, 131.0), "dark", ring=unsure) for i in range(3)]
+    grain = Disc(100, 0, 19, (150.0, 138.0, 165.0), "dark", ring=unsure)
+    creams = [Disc(200, i, 19, (248.0, 128.0, 130.0), "light", ring=sure) for i in range(2)]
+    cream = Disc(250, 0, 19, (228.0, 128.0, 134.0), "light", ring=unsure)
+    light_wood = Disc(300, 0, 19, (180.0, 132.0, 150.0), "light", ring=unsure)
+    kept = drop_strays(sheened + plain + [grain] + creams + [cream, light_wood], cfg)
+    assert all(d in kept for d in sheened + plain + creams + [cream])
+    assert grain not in kept and light_wood not in kept
+
+
 def test_unreadable_frames_raise_the_reader_error():
     with pytest.raises(BoardReadError):
         read_board(None)
