@@ -319,17 +319,15 @@ def drop_strays(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> li
     kept = []
     for d in discs:
         ref = sure.get(d.side)
-        if ref is not None and d.ring < config.ring_sure and _colour_gap(d.lab, ref) > config.min_colour_gap:
+        if ref is not None and d.ring < config.ring_sure and \
+                _colour_gap(d.lab, np.median(ref, axis=0), ref) > config.min_colour_gap:
             continue
         kept.append(d)
     return kept
 
 
 def _sure_colours(discs: list[Disc], config: CheckerConfig) -> dict[str, np.ndarray]:
-    """Each side's colours as its checkers ringed all round show them (at least two), one row each: all of them,
-    not their median. A window mirrored in glossy tops makes some of a side's checkers much lighter than the
-    rest; the median lay among the sheened ones, and the side's unsheened checkers with part of the rim hidden
-    were "off colour" (a steep camera lost whole piles to it)."""
+    """Each side's colours as its checkers ringed all round show them (at least two), one row each."""
     out = {}
     for side in SIDES:
         colours = [d.lab for d in discs if d.side == side and d.ring >= config.ring_sure]
@@ -342,25 +340,30 @@ WHITE_LAB = np.array([255.0, 128.0, 128.0], np.float32)  # OpenCV's 8-bit Lab of
 SHEEN_MAX = 0.5  # the most of the way to white a mirrored window takes a checker's top
 
 
-def _colour_gap(colour, palette: np.ndarray) -> float:
-    """Lab distance from ``colour`` to the nearest colour of ``palette`` (rows), where a palette colour that
-    is ``colour`` with a sheen on it counts as near: a reflection (a window mirrored in a glossy top) adds
-    white light, so a sheened checker lies on the way from its own colour to white, up to ``SHEEN_MAX`` of
-    it, and a side whose checkers ringed all round are all sheened still owns its plain ones. The way from a
-    wood or felt colour to white does not pass the dark checkers' sheened grey, nor does a light side's
-    sheened cream lie within ``SHEEN_MAX`` of the way from the wood to white."""
+def _colour_gap(colour, side: np.ndarray, sure: np.ndarray | None = None) -> float:
+    """How far ``colour`` is from a side's: the Lab distance to the side's colour (``side``, its median),
+    or, nearer, a sheen away from one of its sure checkers' colours (``sure``, rows).
+
+    A window mirrored in glossy tops adds white light to some checkers: a sheened colour lies on the way
+    from the plain one to white, up to ``SHEEN_MAX`` of it. Under a steep camera most of a side's checkers
+    ringed all round may be sheened (the reflection sharpens the rim) and their median with them; the plain
+    ones with part of the rim hidden were then "off colour" and whole dark piles read as empty. So a colour
+    on the way to white from a sure one, or with a sure one on its own way to white, counts at twice its
+    distance off that way (a sheen keeps to it closely; brass or wood beside a lamp-lit dark checker does
+    not), never the nearest sure colour itself (lamp-lit checkers reach into the wood's greys)."""
     c = np.asarray(colour, np.float32)
-    d = palette - c
-    gap = float(np.min(np.linalg.norm(d, axis=1)))
-    way = WHITE_LAB - c
-    span = float(way @ way)
-    if span < 1.0:
+    gap = float(np.linalg.norm(np.asarray(side, np.float32) - c))
+    if sure is None or not len(sure):
         return gap
-    k = d @ way / span  # how far along the way to white each palette colour is
-    off = np.linalg.norm(d - np.outer(k, way), axis=1)  # and how far from that way
-    along = (k > 0) & (k <= SHEEN_MAX)
-    if along.any():
-        gap = min(gap, float(np.min(off[along])))
+    for base, tops in ((c[None, :], sure), (sure, np.broadcast_to(c, sure.shape))):
+        way = WHITE_LAB - base  # from the plain colour to white
+        d = tops - base  # to the sheened one
+        span = np.maximum(np.einsum("ij,ij->i", way, way), 1.0)
+        k = np.einsum("ij,ij->i", d, way) / span
+        off = np.linalg.norm(d - k[:, None] * way, axis=1)
+        along = (k > 0) & (k <= SHEEN_MAX)
+        if along.any():
+            gap = min(gap, 2.0 * float(np.min(off[along])))
     return gap
 
 
@@ -390,7 +393,7 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
     faces = _patch_colours(lab, xs, ys, max(2, int(config.sample_radius * r * scale)))
     backgrounds = _board_colours_under(lab, discs, weak, geometry, config)
     side_colour = _side_colours(discs)
-    sure = _sure_colours(discs, config)  # a side's colours (sheened and not), where two or more are sure
+    sure = _sure_colours(discs, config)  # a side's colours, sheened and not, for a rim under a sheen
     # a die's outline and pips lie all over the middle of a circle around it; a checker's face is smooth there
     edges = edges or _Edges(lab, config)
     clutter = np.minimum(edges.score_many(xs, ys, 0.3 * r * scale, 0.0)[0],
@@ -404,8 +407,8 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
         if discs[i].ring < config.ring_board and clutter[j] >= config.die_clutter:
             drop.add(i)
             continue
-        own = sure.get(discs[i].side, side_colour.get(discs[i].side))
-        if own is not None and _colour_gap(rims[j], np.atleast_2d(own)) > config.max_fill_colour:
+        own = side_colour.get(discs[i].side)
+        if own is not None and _colour_gap(rims[j], own, sure.get(discs[i].side)) > config.max_fill_colour:
             drop.add(i)  # its side's colour only in the middle: something dark or light ringed by something else
             continue
         bg = backgrounds[j]
