@@ -338,6 +338,7 @@ def _sure_colours(discs: list[Disc], config: CheckerConfig) -> dict[str, np.ndar
 
 WHITE_LAB = np.array([255.0, 128.0, 128.0], np.float32)  # OpenCV's 8-bit Lab of white
 SHEEN_MAX = 0.5  # the most of the way to white a mirrored window takes a checker's top
+SHEEN_CHROMA = 3.0  # the most a sheened top's colour (a*, b* from grey) may exceed the plain one's (noise)
 
 
 def _colour_gap(colour, side: np.ndarray, sure: np.ndarray | None = None) -> float:
@@ -361,7 +362,10 @@ def _colour_gap(colour, side: np.ndarray, sure: np.ndarray | None = None) -> flo
         span = np.maximum(np.einsum("ij,ij->i", way, way), 1.0)
         k = np.einsum("ij,ij->i", d, way) / span
         off = np.linalg.norm(d - k[:, None] * way, axis=1)
-        along = (k > 0) & (k <= SHEEN_MAX)
+        # white light takes colour away: a sheened top is no more coloured than the plain one (brown leather
+        # lies near the way from a dark checker to white, but yellower than the checker)
+        greyer = np.linalg.norm(tops[:, 1:] - 128.0, axis=1) <= np.linalg.norm(base[:, 1:] - 128.0, axis=1) + SHEEN_CHROMA
+        along = (k > 0) & (k <= SHEEN_MAX) & greyer
         if along.any():
             gap = min(gap, 2.0 * float(np.min(off[along])))
     return gap

@@ -118,6 +118,11 @@ def test_a_side_whose_sure_checkers_are_all_sheened_keeps_its_plain_ones():
     kept = drop_strays(sheened + plain + [grain] + creams + [cream, light_wood], cfg)
     assert all(d in kept for d in sheened + plain + creams + [cream])
     assert grain not in kept and light_wood not in kept
+    # brown leather near the way from a dark checker to white, but yellower: no sheen takes colour on
+    # (tuning match 33, leather/tilted: a phantom fifth checker on a pile of four)
+    plain_sure = [Disc(0, i, 19, (63.0, 135.0, 137.0), "dark", ring=sure) for i in range(4)]
+    leather = Disc(100, 0, 19, (114.0, 136.0, 145.0), "dark", ring=unsure)
+    assert leather not in drop_strays(plain_sure + [leather] + creams, cfg)
 
 
 def test_unreadable_frames_raise_the_reader_error():
