@@ -276,22 +276,26 @@ def test_no_fallback_once_the_camera_has_read_a_roll():
     assert runner.mode == "camera" and runner.stats.frames == 6
 
 
+class RecordingBoardWatcher:
+    """Stands in for the vision BoardWatcher: records what the pipeline asked of each frame."""
+
+    state = None
+    current = None
+
+    def __init__(self):
+        self.deferred, self.held = [], []
+
+    def feed(self, image, defer_read=False, hold_read=False):
+        self.deferred.append(defer_read)
+        self.held.append(hold_read)
+        return None
+
+
 def test_the_board_watcher_re_read_waits_while_a_throw_is_decided_but_not_for_ever():
     """A stable board's re-read (40-60 ms) in a throw's debounce delayed the roll call by as much: the
     pipeline asks the board watcher to defer it while the roll watcher is deciding, for at most
     BOARD_DEFER_FRAMES frames in a row (motion that never settles must not stop the board being read)."""
     from tablecompanion.referee import runner as runner_mod
-
-    class RecordingBoardWatcher:
-        state = None
-        current = None
-
-        def __init__(self):
-            self.deferred = []
-
-        def feed(self, image, defer_read=False, hold_read=False):
-            self.deferred.append(defer_read)
-            return None
 
     class DecidingWatcher(StubWatcher):
         deciding = False
@@ -323,17 +327,6 @@ def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
     holds the board watcher from the frame whose read-ahead shows dice to the frame of the call; not when the
     read-ahead shows none (a hand leaving after a correction: its board is wanted at once), nor with dice
     down (nothing is read then)."""
-    class RecordingBoardWatcher:
-        state = None
-        current = None
-
-        def __init__(self):
-            self.held = []
-
-        def feed(self, image, defer_read=False, hold_read=False):
-            self.held.append(hold_read)
-            return None
-
     class ThrowWatcher(StubWatcher):
         deciding = coming_to_rest = False
         last_motion = 1.0
