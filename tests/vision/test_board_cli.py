@@ -271,3 +271,21 @@ def test_photo_eval_draws_the_camera_tilt_from_the_range_asked(capsys):
             main(["board", "eval", "--photos", "1", "--photo-tilt", bad])
         assert exc.value.code == 2
         assert "--photo-tilt" in capsys.readouterr().err
+
+
+def test_eval_with_a_mirrored_window_renders_it_and_refuses_a_glint_out_of_range(capsys, monkeypatch):
+    """``board eval --window 0.3`` renders the frames it scores with the window mirrored (the steep camera
+    sees it); a strength outside 0-2 is refused before anything is rendered."""
+    import tablecompanion.vision.board_eval as board_eval
+
+    glints = []
+    real = board_eval.truth_calibration
+    monkeypatch.setattr(board_eval, "truth_calibration", lambda r: glints.append(r.camera.window_glint) or real(r))
+    assert main(["board", "eval", "--limit-matches", "1", "--max-turns", "1", "--styles", "classic",
+                 "--cameras", "steep", "--window", "0.3", "--json"]) == 0
+    assert glints == [0.3] and '"turns": 1' in capsys.readouterr().out
+    for bad in ("3", "-0.1", "bright"):
+        with pytest.raises(SystemExit) as exc:
+            main(["board", "eval", "--window", bad])
+        assert exc.value.code == 2
+        assert "--window" in capsys.readouterr().err
