@@ -201,11 +201,11 @@ class CameraPipeline:
         # later: no board read joins those frames (rolling dice are no motion to the board watcher, which
         # read the board on the very frames of the read-ahead and the call, 30-60 ms each); the frames while
         # the dice roll, before, are cheap and read it instead
+        called = any(isinstance(ev, RollSettled) for ev in events)
         hold = loc is not None and not loc.dice_down and (
-            any(isinstance(ev, RollSettled) for ev in events)
-            or (bool(getattr(self.watcher, "coming_to_rest", False)) and bool(getattr(loc, "roll_ahead", False))))
+            called or (bool(getattr(self.watcher, "coming_to_rest", False)) and bool(getattr(loc, "roll_ahead", False))))
         stable = self._watch_board(image, deciding, hold)
-        if any(isinstance(ev, RollSettled) for ev in events):
+        if called:
             out.extend(self._board_now(image, None, now=True))  # the last play before the next roll
         for ev in events:
             if isinstance(ev, RollSettled):

@@ -316,11 +316,12 @@ def drop_strays(discs: list[Disc], config: CheckerConfig = DEFAULT_CONFIG) -> li
     if len(discs) < 3:
         return discs
     sure = _sure_colours(discs, config)
+    median = {side: np.median(colours, axis=0) for side, colours in sure.items()}
     kept = []
     for d in discs:
         ref = sure.get(d.side)
         if ref is not None and d.ring < config.ring_sure and \
-                _colour_gap(d.lab, np.median(ref, axis=0), ref) > config.min_colour_gap:
+                _colour_gap(d.lab, median[d.side], ref) > config.min_colour_gap:
             continue
         kept.append(d)
     return kept

@@ -367,6 +367,7 @@ class RollReader:
         self.checkers_mm: np.ndarray = np.zeros((0, 2))
         self.last: RollReading | None = None
         self._checker_boards: list[tuple[np.ndarray, float, np.ndarray]] = []  # (board, level, checkers found)
+        self._learned: np.ndarray | None = None  # the last frame given to learn_checkers
         self.crops_read = 0
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
@@ -425,9 +426,14 @@ class RollReader:
         """Find the checkers of a still view of the table now, without making it the reference: a reference
         of the same board given later (the board before a throw, once the last dice are seen picked up)
         then finds them at once. The camera pipeline calls this when a hand or a throw starts while the
-        last dice still lie, so that the search (30 ms) falls on a frame in motion, not on the roll's read."""
-        frame = self._check(frame)
-        self._checkers_on(frame, self._small(frame))
+        last dice still lie, so that the search (30 ms) falls on a frame in motion, not on the roll's read.
+        The same frame again (the watcher hands the board before the motion over at its start and at each
+        decision) is not compared with the boards known a second time."""
+        if frame is self._learned:
+            return
+        checked = self._check(frame)
+        self._checkers_on(checked, self._small(checked))
+        self._learned = frame
 
     def _checkers_on(self, frame: np.ndarray, small: np.ndarray) -> np.ndarray:
         """The checkers of ``frame`` (``small``: it at half size): those found on an earlier view of the same

@@ -145,6 +145,12 @@ class RollWatcher:
         are being read ahead and debounced (the time-critical frames of a throw)."""
         return self._moved and self._still > 0
 
+    def _give_reference(self) -> None:
+        """A board-aware reader (``use_reference``) compares with the board before the throw: hand it over."""
+        use_reference = getattr(self.reader, "use_reference", None)
+        if callable(use_reference) and self.before_motion is not None:
+            use_reference(self.before_motion)
+
     # --- per-frame motion --------------------------------------------------------------------
     def _small(self, frame: np.ndarray) -> np.ndarray:
         h, w = frame.shape[:2]
@@ -181,9 +187,7 @@ class RollWatcher:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
                 # a board-aware reader takes it in now, while the dice are in the air (cheap frames): finding
                 # its checkers (30 ms on a board changed by the last play) then stays off the read-ahead
-                use_reference = getattr(self.reader, "use_reference", None)
-                if callable(use_reference):
-                    use_reference(self.before_motion)
+                self._give_reference()
             self._still = 0
             self._moved = True
             self._ahead_read = False
@@ -204,9 +208,7 @@ class RollWatcher:
                 events.append(Occluded(idx, t))
             self._occluded = True
             return events
-        use_reference = getattr(self.reader, "use_reference", None)
-        if callable(use_reference) and self.before_motion is not None:
-            use_reference(self.before_motion)  # a board-aware reader compares with the board before the throw
+        self._give_reference()
         readings = tuple(self.reader(frame, self.dice_config))
         if occlusion > self.config.occlusion_fraction and not readings:
             # large change and no dice: most likely a hand at rest, wait for it to go
@@ -238,9 +240,7 @@ class RollWatcher:
         self._ahead_read = True
         if not callable(prefetch):
             return
-        use_reference = getattr(self.reader, "use_reference", None)
-        if callable(use_reference) and self.before_motion is not None:
-            use_reference(self.before_motion)
+        self._give_reference()
         try:
             self._ahead_read = prefetch(frame) is not False
         except DiceVisionError:
