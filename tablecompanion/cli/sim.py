@@ -20,7 +20,7 @@ LIGHTING_STREAM = 71  # the lighting's own generator beside --seed, so the seed'
 LIGHTING_HELP = ("preset: the camera preset's lamp and room; varied: the lamp's place and height, the room's light, "
                  "white balance and exposure drawn from --seed")
 WINDOW_HELP = ("how bright a window in the wall beyond the top player shows in glossy tops, against the lamp "
-               "(0.3: a bright sky; default 0, off: the board reader under-counts dark piles under it, see docs/sim-looks.md)")
+               "(0.3: a bright sky; default 0, off until the steep footage figures are re-run with it, see docs/sim-looks.md)")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -59,8 +59,9 @@ class Camera:
     white_balance: tuple[float, float, float] = (0.96, 1.0, 1.05)  # B, G, R gains (warm indoor light)
     exposure: float = 1.0
     # How bright the window beyond the top player shows in glossy tops, against the lamp's image (0.3: a
-    # bright overcast sky). Off by default: at 0.3 the board reader under-counts dark piles in a steep
-    # view's far half (a vision finding, docs/sim-looks.md), so the look waits for the reader.
+    # bright overcast sky). Off by default: the board reader once under-counted dark piles under it and
+    # copes since 2026-11-26, but the steep matches' footage and roll figures are not yet re-run with it on
+    # (docs/sim-looks.md).
     window_glint: float = 0.0
 
     def __post_init__(self) -> None:

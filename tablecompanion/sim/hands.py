@@ -136,11 +136,8 @@ def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0
     # The palm's mass under the back of the hand, and its little-finger edge.
     add(SKIN, (28.0, -14.0, -10.0), (52.0, 14.0, -16.0), 17.0, 15.0, blend=8.0)
     add(SKIN, (10.0, 20.0, -4.0), (60.0, 26.0, -14.0), 11.0, 10.0, blend=8.0)
-    # Wrist and forearm, widening towards the elbow (a wrist is about 55 mm across and 40 mm thick, so a
-    # round piece 43 mm across; 64 mm a hand's length up), into a sleeve pushed back a little: snug at its
-    # cuff, cut square there, fuller up the arm (a rounded end read as a sausage, not a sleeve).
-    add(SKIN, (0.0, 0.0, -6.0), (-240.0, 0.0, 3.0), 21.5, 32.0, blend=6.0)
-    add(SLEEVE, (-125.0, 0.0, 7.0), (-700.0, 0.0, 20.0), 34.0, 50.0, blend=0.0)
+    # The forearm and sleeve are not here: they run from the wrist (this template's origin) to an elbow
+    # that depends on where the hand is (``hand_capsules``).
     # The pinch point goes to the origin: between the index and middle fingertips, whose centres lie
     # 6 mm below ``height`` (their undersides at about the top of a held checker).
     pinch = grip.copy()
@@ -149,6 +146,39 @@ def _template(spread: float, holding: bool, fingers: tuple[float, ...] = (0.0, 0
         # the hand's (x, y) is the held checker's centre: halfway from the fingertips to the thumb
         pinch[:2] = (grip[:2] + tip_t[:2]) / 2
     return pieces, pinch
+
+
+# The arm behind the wrist (mm): forearm and upper arm, a seated player's shoulder above the playing
+# surface, how far the sleeve is pushed back from the wrist, and how low an elbow may come over the board.
+FOREARM_MM = 255.0
+UPPER_ARM_MM = 290.0
+SHOULDER_MM = 260.0
+CUFF_MM = 125.0
+ELBOW_CLEAR_MM = 45.0
+
+
+def _elbow(wrist: np.ndarray, shoulder: np.ndarray, outward: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(elbow, shoulder) in world mm (z down) for a wrist reached from a shoulder: two bones of fixed
+    length, the elbow swung out to the hand's side and down, as a seated player's is. Out of reach the
+    player leans in: the shoulder comes towards the wrist until the arm is almost straight.
+
+    One straight rod from the hand to the picture's edge was a give-away: a near reach bends the arm,
+    its forearm and upper arm pointing different ways."""
+    axis = shoulder - wrist
+    dist = float(np.linalg.norm(axis))
+    u = axis / max(dist, 1e-6)
+    reach = 0.97 * (FOREARM_MM + UPPER_ARM_MM)
+    if dist > reach:
+        shoulder = wrist + u * reach
+        dist = reach
+    dist = max(dist, abs(FOREARM_MM - UPPER_ARM_MM) + 1.0)
+    along = (FOREARM_MM ** 2 - UPPER_ARM_MM ** 2 + dist ** 2) / (2.0 * dist)
+    out = math.sqrt(max(FOREARM_MM ** 2 - along ** 2, 0.0))
+    pole = np.array([0.8 * outward[0], 0.8 * outward[1], 0.6])  # out to the side and down (z down)
+    pole -= (pole @ u) * u
+    elbow = wrist + u * along + _unit(pole) * out
+    elbow[2] = min(elbow[2], -ELBOW_CLEAR_MM)  # an elbow over the board comes no lower
+    return elbow, shoulder
 
 
 @functools.lru_cache(maxsize=2048)
@@ -164,28 +194,54 @@ def hand_capsules(hand, spec: BoardSpec) -> Capsules:
     tip = np.array([hand.x, hand.y], float)
     across, back = hand.elbow_mm
     side = -1.0 if hand.left else 1.0  # a left hand is the right one mirrored
+    # ``elbow_mm`` places the shoulder the arm comes from (the name is older than the elbow)
     if hand.player == "bottom":
         anchor = np.array([hand.x + side * across, spec.height + back])
     else:
         anchor = np.array([hand.x - side * across, -back])
-    d = tip - anchor
-    d /= np.linalg.norm(d)
-    e = side * np.array([-d[1], d[0]])  # towards the little finger: a right hand's right seen from above
+    outward = np.array([side if hand.player == "bottom" else -side, 0.0])  # the hand's own side
+    shoulder = np.array([anchor[0], anchor[1], -SHOULDER_MM])
 
-    def place(p):
+    def frame(d):
+        d = d / np.linalg.norm(d)
+        return d, side * np.array([-d[1], d[0]])  # towards the little finger: a right hand's right from above
+
+    def place(p, d, e):
         f, a, up = p[..., 0] - pinch[0], p[..., 1] - pinch[1], p[..., 2] - pinch[2]
         xy = tip + f[..., None] * d + a[..., None] * e
-        rise = 0.24 * np.clip(-f - 110.0, 0.0, 600.0)  # the forearm rises towards the player's elbow
+        rise = 0.24 * np.clip(-f - 110.0, 0.0, 600.0)  # the heel of the hand rises towards the wrist
         return np.concatenate([xy, -(hand.height + up + rise)[..., None]], axis=-1)
 
-    a = place(np.array([p[1] for p in pieces]))
-    b = place(np.array([p[2] for p in pieces]))
+    # The hand points halfway between the shoulder's way and its forearm's: the wrist bends a little.
+    d, e = frame(tip - anchor)
+    wrist = place(np.zeros(3), d, e)
+    elbow, _ = _elbow(wrist, shoulder, outward)
+    d, e = frame(d + _unit(wrist[:2] - elbow[:2]))
+    wrist = place(np.zeros(3), d, e)
+    elbow, shoulder = _elbow(wrist, shoulder, outward)
+    a = place(np.array([p[1] for p in pieces]), d, e)
+    b = place(np.array([p[2] for p in pieces]), d, e)
     dors = np.array([p[7] for p in pieces])
     dorsal = np.column_stack([dors[:, 0:1] * d + dors[:, 1:2] * e, -dors[:, 2]])
-    return Capsules(a=a, b=b, ra=np.array([p[3] for p in pieces]), rb=np.array([p[4] for p in pieces]),
-                    kind=tuple(p[0] for p in pieces), digit=np.array([p[5] for p in pieces]),
-                    joint=np.array([p[6] for p in pieces]), dorsal=dorsal, blend=np.array([p[8] for p in pieces]),
-                    open_a=np.array([p[0] == SLEEVE for p in pieces]))
+    # The forearm widens from the wrist (about 55 mm across and 40 mm thick, so a round piece 43 mm
+    # across) into a sleeve pushed back a little: snug at its cuff and cut square there (a rounded end
+    # read as a sausage, not a sleeve), fuller at the elbow, on up the arm into the shoulder. The bare
+    # forearm ends just inside the cuff: longer, its end showed through the sleeve under a steep camera.
+    fore = _unit(elbow - wrist)
+    upper = _unit(shoulder - elbow)
+    low = np.array([0.0, 0.0, 6.0])  # the forearm's axis lies a little below the back of the wrist
+    arm = [(SKIN, wrist + low, wrist + low + fore * (CUFF_MM + 25.0), 21.5, 28.0, 6.0, False),
+           (SLEEVE, wrist + fore * CUFF_MM, elbow, 34.0, 40.0, 0.0, True),
+           (SLEEVE, elbow, shoulder + upper * 160.0, 40.0, 50.0, 0.0, False)]
+    return Capsules(a=np.vstack([a, [p[1] for p in arm]]), b=np.vstack([b, [p[2] for p in arm]]),
+                    ra=np.array([p[3] for p in pieces] + [p[3] for p in arm]),
+                    rb=np.array([p[4] for p in pieces] + [p[4] for p in arm]),
+                    kind=tuple(p[0] for p in pieces) + tuple(p[0] for p in arm),
+                    digit=np.array([p[5] for p in pieces] + [-1] * len(arm)),
+                    joint=np.array([p[6] for p in pieces] + [-1] * len(arm)),
+                    dorsal=np.vstack([dorsal, [[0.0, 0.0, -1.0]] * len(arm)]),
+                    blend=np.array([p[8] for p in pieces] + [p[5] for p in arm]),
+                    open_a=np.array([False] * len(pieces) + [p[6] for p in arm]))
 
 
 def hand_points(hand, spec: BoardSpec, caps: Capsules | None = None) -> tuple[list[str], np.ndarray, np.ndarray]:

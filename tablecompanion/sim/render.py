@@ -948,8 +948,9 @@ class Renderer:
         # For its shadows the hand is a few convex lumps (each finger's bones, the thumb, the back of the
         # hand, the forearm, the sleeve): the shadows are soft, and each lump costs a hull and a fill.
         n = len(kinds)
+        forearm = kinds.index(SLEEVE) - 1  # the bare forearm comes just before the sleeve's pieces
         group = [f"d{caps.digit[i]}" if caps.digit[i] >= 0 and caps.joint[i] >= 1 else
-                 ("arm" if i == n - 2 else "sleeve" if i == n - 1 else "back") for i in range(n)]
+                 (f"sleeve{i}" if kinds[i] == SLEEVE else "arm" if i == forearm else "back") for i in range(n)]
         pieces = [np.vstack([pts[offsets[i]:offsets[i + 1]] for i in range(n) if group[i] == g]) for g in dict.fromkeys(group)]
         # The lamp's shadow (it falls mostly under the arm), and the room's light kept off the board
         # under the hand: a soft dark pool, darker the lower the hand.
@@ -1050,7 +1051,7 @@ class Renderer:
             dh = rise * (-2.0 * u / 0.22 ** 2) * np.exp(-(u / 0.22) ** 2) * (0.8 / radius_mm)  # slope across
             n[..., 0] -= dh * -attr[..., 11]
             n[..., 1] -= dh * attr[..., 10]
-        cloth = self._cloth(ph, x0, y0, gh, gw, k) if sleeve.any() else None
+        cloth = self._cloth(ph, field.top, x0, y0, gh, gw, k) if sleeve.any() else None
         if cloth is not None:
             # Folds are shapes, not stripes of paint: they tilt the sleeve's normals, so the lamp lights
             # one flank of each and leaves the other in shade, and the creases between them go dark.
@@ -1145,27 +1146,40 @@ class Renderer:
                        filled[..., :3] / np.maximum(filled[..., 3:], 1e-3))
         return out.astype(np.float32)
 
-    def _cloth(self, ph, x0: int, y0: int, gh: int, gw: int, k: int) -> "_Cloth":
+    def _cloth(self, ph, top: np.ndarray, x0: int, y0: int, gh: int, gw: int, k: int) -> "_Cloth":
         """The sleeve's cloth on the field's grid: the slopes its folds give the surface, the creases
         between them, the ribbed cuff and the yarn's tones.
 
         Folds run round the arm, irregular (incommensurate waves along it, bent across it), bunched
         and deeper near the cuff where a pushed-back sleeve gathers; worked out on a coarse grid and
-        scaled up (folds are smooth), the yarn at full resolution from a bank drawn once."""
-        i = ph.caps.kind.index("sleeve")
+        scaled up (folds are smooth), the yarn at full resolution from a bank drawn once. The sleeve bends
+        at the elbow: each cell takes its along and across from the sleeve's piece on top there, the upper
+        arm's along counted on from the forearm's."""
+        pieces = [i for i, kind in enumerate(ph.caps.kind) if kind == SLEEVE]
+        i = pieces[0]
         a0 = (ph.a[i] - np.float32([x0, y0])) / k
-        d = (ph.b[i] - ph.a[i]) / k
-        n = float(np.linalg.norm(d))
-        if n < 1e-3:
+        if float(np.linalg.norm(ph.b[i] - ph.a[i])) < 1e-3 * k:
             zero = np.zeros((gh, gw), np.float32)
             return _Cloth(zero, zero, zero, zero, np.ones((gh, gw), np.float32))
-        d = d / n
         mm = ph.px_per_mm / k  # grid cells per mm
         g = 3
         sh, sw = max(2, -(-gh // g)), max(2, -(-gw // g))
         yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * g
-        t = ((xx - a0[0]) * d[0] + (yy - a0[1]) * d[1]) / mm  # mm along the sleeve from its cuff
-        s_ = ((xx - a0[0]) * -d[1] + (yy - a0[1]) * d[0]) / mm  # mm across it
+        on = top[np.minimum(yy.astype(int), gh - 1), np.minimum(xx.astype(int), gw - 1)]
+        t = s_ = None
+        start = 0.0  # mm along the sleeve from its cuff to this piece's end a
+        for j in pieces:
+            aj = (ph.a[j] - np.float32([x0, y0])) / k
+            d = (ph.b[j] - ph.a[j]) / k
+            n = float(np.linalg.norm(d))
+            d = d / max(n, 1e-6)
+            tj = start + ((xx - aj[0]) * d[0] + (yy - aj[1]) * d[1]) / mm
+            sj = ((xx - aj[0]) * -d[1] + (yy - aj[1]) * d[0]) / mm
+            if t is None:
+                t, s_ = tj, sj
+            else:
+                t, s_ = np.where(on == j, tj, t), np.where(on == j, sj, s_)
+            start += float(np.linalg.norm(ph.caps.b[j] - ph.caps.a[j]))
         rise, depth = sleeve_folds(t, s_)
         F = rise / depth
         height = rise.astype(np.float32)

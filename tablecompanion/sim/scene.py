@@ -99,9 +99,9 @@ class Hand:
     sleeve: tuple[int, int, int] = (110, 70, 40)
     spread: float = 0.4  # 0 = fingers together (pinch), 1 = open hand
     motion_mm: tuple[float, float] = (0.0, 0.0)  # how far the hand moves during the exposure (blur)
-    # Where the forearm comes from: the elbow this far (mm) to the hand's own side (a right hand's right, a
-    # left hand's left) and beyond its player's edge of the board; people reach from the shoulder at
-    # different angles, not along one rail.
+    # Where the arm comes from: the shoulder this far (mm) to the hand's own side (a right hand's right, a
+    # left hand's left) and beyond its player's edge of the board (the name is older than the elbow, which
+    # ``hands`` bends as the reach needs); people reach at different angles, not along one rail.
     elbow_mm: tuple[float, float] = (160.0, 380.0)
     left: bool = False  # a left hand (the right one mirrored): about one player in ten plays with it
     # Each finger's own curl beyond the hand's (index, middle, ring, little; -1 straighter .. 1 more

@@ -403,3 +403,59 @@ def test_a_held_checker_sits_between_the_thumb_and_the_fingertips():
     fingers, thumb = tips(None)
     assert np.linalg.norm(fingers - (400.0, 300.0)) < 1.0  # the pinch: the fingertips at the hand's (x, y)
     assert np.linalg.norm(fingers - thumb) < span - 5.0
+
+
+def _arm(hand):
+    """(wrist, elbow, shoulder) of a hand's arm in world mm (z down), from its capsules."""
+    from tablecompanion.geometry import BoardSpec
+    from tablecompanion.sim.hands import SLEEVE, hand_capsules
+
+    caps = hand_capsules(hand, BoardSpec())
+    fore, upper = (i for i, kind in enumerate(caps.kind) if kind == SLEEVE)
+    return caps.a[fore - 1], caps.b[fore], caps.a[upper], caps
+
+
+@pytest.mark.parametrize("player, left", [("bottom", False), ("top", False), ("bottom", True)])
+def test_a_near_reach_bends_the_elbow_out_and_a_far_one_leans_in_almost_straight(player, left):
+    """The arm is two bones of fixed length: reaching near one's own edge bends it, the elbow out to the
+    hand's own side and above the board; reaching across the board straightens it."""
+    from tablecompanion.sim.hands import FOREARM_MM
+
+    near_y, far_y = (470.0, 90.0) if player == "bottom" else (80.0, 460.0)
+
+    def bend(y):
+        wrist, elbow, _, caps = _arm(Hand(player, 400.0, y, left=left))
+        fore = caps.b[-1] - elbow  # the upper arm's piece, from the elbow on past the shoulder
+        a, b = elbow - wrist, fore
+        assert abs(np.linalg.norm(a) - FOREARM_MM) < 8.0  # the forearm keeps its length (wrist taken 6 mm low)
+        assert -elbow[2] >= 44.0  # never down on the board
+        cos = float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+        return np.degrees(np.arccos(np.clip(cos, -1, 1))), elbow, wrist
+
+    near, elbow, wrist = bend(near_y)
+    far, _, _ = bend(far_y)
+    assert near > 50.0 and far < 32.0  # a far reach leaves the elbow a little bent (the arm at 97 % of its length)
+    own_side = 1.0 if (player == "bottom") != left else -1.0  # a right hand's right, seen from its player
+    assert (elbow[0] - wrist[0]) * own_side > 60.0
+
+
+def test_the_bare_forearm_never_shows_through_the_sleeve_under_a_steep_camera():
+    """The forearm's skin ends just inside the cuff: drawn on past it, its end showed as a bare patch in
+    the middle of the sleeve wherever the arm rose towards a steep camera."""
+    from tablecompanion.geometry import BoardSpec
+    from tablecompanion.sim.hands import SLEEVE, field_block, hand_bbox, hand_capsules, hand_field, project_capsules
+
+    cam = Camera.preset("steep", width=1280, height=720)
+    model = Renderer(cam).model
+    for hand in (Hand("bottom", 180.0, 120.0, elbow_mm=(160.0, 380.0)), Hand("top", 640.0, 430.0, elbow_mm=(100.0, 300.0)),
+                 Hand("bottom", 300.0, 470.0, elbow_mm=(120.0, 330.0)), Hand("top", 560.0, 70.0, elbow_mm=(220.0, 420.0))):
+        caps = hand_capsules(hand, BoardSpec())
+        ph = project_capsules(caps, model.K, model.dist, model.R, model.t)
+        x0, y0, x1, y1 = hand_bbox(ph, 1280, 720)
+        k = field_block(ph)
+        field = hand_field(ph, x0, y0, -(-(x1 - x0) // k), -(-(y1 - y0) // k), k, shading=True)
+        forearm = caps.kind.index(SLEEVE) - 1
+        sleeve = np.isin(field.top, [i for i, kind in enumerate(caps.kind) if kind == SLEEVE])
+        assert sleeve.sum() > 200
+        bare = (field.top == forearm) & (field.along > 0.9)  # the forearm where the sleeve covers it
+        assert bare.sum() <= 2, (hand, int(bare.sum()))
