@@ -54,6 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--window", type=_glint, default=0.0, metavar="GLINT",
                    help="single frames and --footage: mirror the window behind the far player in glossy checker "
                         "tops and varnish at this strength (0-2; 0.3 is a bright day; default 0, off)")
+    e.add_argument("--flicker", type=_flicker, default=0.0, metavar="DEPTH",
+                   help="with --footage: bands a rolling shutter records under lamps flickering with 50 Hz mains, "
+                        "rolling from frame to frame (0-0.3; 0.03: rows 3 %% brighter and darker; default 0, off)")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.add_argument("--photo-tilt", type=_tilt_range, default=(0.0, 35.0), metavar="MIN,MAX",
@@ -74,6 +77,17 @@ def _glint(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (0 to 2, e.g. 0.3)") from None
     if not 0.0 <= value <= 2.0:
         raise argparse.ArgumentTypeError(f"{text!r}: the window's glint must be between 0 and 2")
+    return value
+
+
+def _flicker(text: str) -> float:
+    """How deep a mains flicker's bands are, 0 to 0.3."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (0 to 0.3, e.g. 0.03)") from None
+    if not 0.0 <= value <= 0.3:
+        raise argparse.ArgumentTypeError(f"{text!r}: the flicker's depth must be between 0 and 0.3")
     return value
 
 
@@ -188,7 +202,8 @@ def _eval(args: argparse.Namespace) -> int:
                 reports.append(evaluate_footage(mat, max_turns=args.max_turns, style=style, camera=camera,
                                                 inject=f"illegal:{args.illegal},correction:0.5", seed=args.seed,
                                                 progress=say, failures_dir=args.failures, time_limit_s=left,
-                                                observations_out=args.observations, window_glint=args.window))
+                                                observations_out=args.observations, window_glint=args.window,
+                                                flicker=args.flicker))
             except EvalError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2

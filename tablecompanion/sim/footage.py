@@ -636,6 +636,7 @@ def iter_match_frames(
     turns_out: list | None = None,
     lighting_drift: float = 0.04,
     passing_shadows: bool = False,
+    flicker: float = 0.0,
 ) -> Iterator[tuple[np.ndarray, dict]]:
     """Yield (frame BGR uint8, truth) for a whole match, lazily: the demo plays this live.
 
@@ -648,6 +649,8 @@ def iter_match_frames(
     the camera's metering answers a hand coming into the picture (``_Metering``); 0 keeps it steady.
     ``passing_shadows`` adds, about every 40 s, a soft shadow drifting across the board for a few
     seconds (someone leaning between the lamp and the board); frames carry it as ``shade``.
+    ``flicker`` is how deep the bands are that lamps flickering with 50 Hz mains leave in a rolling
+    shutter's picture (0.03: rows 3 % brighter and darker; ``_Flicker``); frames carry their phase.
     """
     if fps <= 0:
         raise SimError(f"fps must be positive, got {fps}")
@@ -661,6 +664,7 @@ def iter_match_frames(
     seen = 0
     shadows = _ShadowSchedule(seed, fps, renderer.spec) if passing_shadows else None
     metering = _Metering(seed, fps, lighting_drift)
+    mains = _Flicker(seed, fps, flicker, renderer.camera.height) if flicker else None
     for index, spec in enumerate(director.run(max_turns)):
         while turns_out is not None and seen < len(director.turn_records):
             turns_out.append(director.turn_records[seen])
@@ -668,7 +672,8 @@ def iter_match_frames(
         gain, balance = metering.next(index)
         shade = shadows.at(index) if shadows is not None else None
         img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode,
-                                     gain=tuple(gain * b for b in balance), shade=shade)
+                                     gain=tuple(gain * b for b in balance), shade=shade,
+                                     rows=mains.rows(index) if mains is not None else None)
         metering.saw(truth["hand_mask"])
         info = spec.info
         out = {
@@ -691,6 +696,8 @@ def iter_match_frames(
             "white_balance": [round(b, 4) for b in balance],
             "shade": truth.get("shade"),
         }
+        if mains is not None:
+            out["flicker"] = {"depth": flicker, "phase": round(mains.phase(index), 4)}
         yield img, out
     while turns_out is not None and seen < len(director.turn_records):
         turns_out.append(director.turn_records[seen])
@@ -780,6 +787,33 @@ class _Metering:
         self.cover = self.keep * self.cover + (1.0 - self.keep) * cover
 
 
+class _Flicker:
+    """Bands a rolling shutter records under lamps that flicker with the mains. LED and fluorescent light
+    pulses at twice the mains (100 Hz on 50 Hz mains); a webcam reads its rows out one after another over
+    ``READOUT_S``, so each row catches the pulse at another phase: 2.5 bands down the picture, darker and
+    brighter by ``depth`` (what is left after the exposure averages the pulse). At 30 frames/s the pulse
+    runs 3 1/3 cycles a frame, so the bands roll a third of a band on every frame: every pair of frames
+    differs everywhere by up to 1.7 ``depth``, which is what a motion detector must not take for motion.
+    Cameras with their anti-flicker setting at the mains' frequency show none (``depth`` 0)."""
+
+    PULSE_HZ = 100.0
+    READOUT_S = 0.025
+
+    def __init__(self, seed: int, fps: float, depth: float, height: int) -> None:
+        if not 0.0 <= depth <= 0.3:
+            raise SimError(f"flicker depth must be 0-0.3, got {depth}")
+        self.fps, self.depth, self.height = fps, depth, height
+        self.start = float(np.random.default_rng((seed, 131)).uniform(0.0, 1.0))
+        self._bands = (self.PULSE_HZ * self.READOUT_S) * np.arange(height, dtype=np.float64) / height
+
+    def phase(self, index: int) -> float:
+        """Where in the pulse (0..1) the first row of frame ``index`` is read."""
+        return (self.start + self.PULSE_HZ * index / self.fps) % 1.0
+
+    def rows(self, index: int) -> np.ndarray:
+        return (1.0 + self.depth * np.cos(2 * np.pi * (self.phase(index) + self._bands))).astype(np.float32)
+
+
 class _ShadowSchedule:
     """Deterministic passing shadows: every 30-50 s one drifts across the board for 3-5 s."""
 
@@ -848,6 +882,7 @@ def render_match(
     write_frames: bool = True,
     progress=None,
     passing_shadows: bool = False,
+    flicker: float = 0.0,
 ) -> dict:
     """Render a match to ``out_dir``: frames/000000.jpg..., truth.jsonl, turns.jsonl, match.json.
 
@@ -865,6 +900,7 @@ def render_match(
         raise SimError(f"cannot create {frames_dir}: {exc.strerror}") from None
     header = match_header(camera, style, home, markers, bottom, script, fps, seed, probs)
     header["passing_shadows"] = passing_shadows
+    header["flicker"] = flicker
     header["source"] = Path(mat_path).name
     turns: list[dict] = []
     count = 0
@@ -873,7 +909,7 @@ def render_match(
         for img, truth in iter_match_frames(
             mat_path, seed, fps, probs, camera=camera, style=style, home=home, markers=markers,
             bottom=bottom, max_turns=max_turns, encode=False, script=script, turns_out=turns,
-            passing_shadows=passing_shadows,
+            passing_shadows=passing_shadows, flicker=flicker,
         ):
             name = f"{truth['frame']:06d}.jpg"
             if write_frames:

@@ -756,13 +756,15 @@ class Renderer:
 
     # --- per frame ----------------------------------------------------------------------------
     def render(self, scene: Scene, seed: int = 0, encode: bool = True, gain: float = 1.0,
-               shade: tuple[float, float, float, float] | None = None) -> tuple[np.ndarray, dict]:
+               shade: tuple[float, float, float, float] | None = None,
+               rows: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
         """One frame: the image (BGR uint8, JPEG round trip if the camera has a quality) and its truth.
 
         ``gain`` scales the exposure of this frame only (auto-exposure drift, daylight), one factor or
         three (B, G, R: the white balance drifting with it); ``shade`` =
         (x_mm, y_mm, radius_mm, strength) darkens a soft disc of the table (someone leaning over the
-        light, a passing cloud).
+        light, a passing cloud); ``rows`` (one factor per picture row) the light each row saw: a
+        rolling shutter under lamps that flicker with the mains (``footage._Flicker``).
         """
         if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
             raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")
@@ -773,7 +775,7 @@ class Renderer:
         img = self._layer_raw
         self._dirty = []
         try:
-            return self._render_over(scene, img, rng, seed, encode, gain, shade)
+            return self._render_over(scene, img, rng, seed, encode, gain, shade, rows)
         finally:
             for x0, y0, x1, y1 in self._restore:
                 img[y0:y1, x0:x1] = self._layer_clean[y0:y1, x0:x1]
@@ -781,7 +783,7 @@ class Renderer:
             self._dirty = None
 
     def _render_over(self, scene: Scene, img: np.ndarray, rng: np.random.Generator, seed: int, encode: bool,
-                     gain: float, shade) -> tuple[np.ndarray, dict]:
+                     gain: float, shade, rows: np.ndarray | None = None) -> tuple[np.ndarray, dict]:
         truth = self._base_truth(scene)
         poses = self.pose_dice(scene, rng)
         hand_mask = np.zeros(img.shape[:2], np.uint8) if scene.hands else None
@@ -813,7 +815,7 @@ class Renderer:
         img = self._develop_dirty(img)
         if shade is not None:
             truth["shade"] = self._apply_shade(img, *shade)
-        img = self.finish(img, rng, encode=encode, gain=gain)
+        img = self.finish(img, rng, encode=encode, gain=gain, rows=rows)
         truth["seed"] = seed
         return img, truth
 
@@ -914,15 +916,20 @@ class Renderer:
             out[..., ch] = cv2.warpAffine(img[..., ch], M, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         return out
 
-    def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True, gain: float = 1.0) -> np.ndarray:
+    def finish(self, img: np.ndarray, rng: np.random.Generator, encode: bool = True, gain: float = 1.0,
+               rows: np.ndarray | None = None) -> np.ndarray:
         """Sensor noise (grain and colour blotches, sharpened with the picture), this frame's exposure
-        ``gain`` (highlights clip), and the JPEG round trip."""
+        ``gain`` (highlights clip) times each row's light ``rows``, and the JPEG round trip."""
         h, w = img.shape[:2]
         if self.camera.noise > 0:
             ox, oy = (int(v) for v in rng.integers(0, NOISE_PAD, 2))
             img = cv2.add(img, self.noise_pos[oy:oy + h, ox:ox + w])
             img = cv2.subtract(img, self.noise_neg[oy:oy + h, ox:ox + w])
-        if isinstance(gain, (tuple, list, np.ndarray)):  # per channel (B, G, R): white balance drifting too
+        if rows is not None:
+            g = np.broadcast_to(np.asarray(gain, np.float32).reshape(-1)[:3], (3,))
+            scale = np.asarray(rows, np.float32).reshape(-1, 1, 1) * g.reshape(1, 1, 3)
+            img = np.clip(img.astype(np.float32) * scale + 0.5, 0, 255).astype(np.uint8)
+        elif isinstance(gain, (tuple, list, np.ndarray)):  # per channel (B, G, R): white balance drifting too
             if max(abs(float(g) - 1.0) for g in gain) > 1e-3:
                 img = cv2.transform(img, np.diag(np.asarray(gain, np.float32)[:3]))  # saturates at white
         elif abs(gain - 1.0) > 1e-3:

@@ -34,6 +34,7 @@ from tablecompanion.calibration import CalibrationError
 from tablecompanion.calibration.model import Calibration
 from tablecompanion.vision.board_reader import BoardReadError, BoardReading, read_board, warp_board
 from tablecompanion.vision.checkers import DEFAULT_CONFIG, CheckerConfig
+from tablecompanion.vision.row_light import RowLight
 
 SMALL_PX_PER_MM = 0.25
 # the board's outer edge that an arm crosses: narrower than the frame less the reach of a checker's top seen
@@ -48,6 +49,7 @@ ARM_NEAR_EDGE_MM = 30.0
 ARM_KEPT_MM2 = 12000.0
 TRAY_MARGIN_MM = 12.0  # around a tray: a tray checker's side seen by a camera off the vertical
 TRAY_FRAME_MM = 40.0  # a tray this close to the board's outer edge has only the frame between them
+LAB_L_OFFSET = 41.0  # a light change scales 8-bit Lab lightness plus this (L* + 16, times 2.55)
 TRAY_MOVE = 0.5  # a tray's row front this share of a checker's thickness away from the last reading's is a change
 
 
@@ -113,6 +115,7 @@ class BoardWatcher:
         self.current: WatchEvent | None = None  # the stable reading of the board as it is now; None while it is not
         self._idle = 0
         self._masks = _region_masks(self.calibration, SMALL_PX_PER_MM)
+        self._row_light = _row_light(self.calibration, self._masks["board"])
         self._arm_seen: np.ndarray | None = None  # where the arm was in the last frame it was seen (small view)
         self._arm_px = 0  # its size when it last reached the edge
         # arms are this watcher's own business (over time, against the bare board): no single-picture check
@@ -218,7 +221,8 @@ class BoardWatcher:
     def _moving(self, small: np.ndarray) -> bool:
         if self._previous is None:
             return False
-        diff = cv2.absdiff(small, self._previous)
+        # the previous frame in this one's light first: mains flicker rolls bands through the picture's rows
+        diff = cv2.absdiff(small, self._row_light.match(self._previous, small))
         board = self._masks["board"]
         changed = float(np.mean(diff[board] > self.config.pixel_change))
         return float(np.mean(diff[board])) > self.config.motion_level or changed > self.config.motion_share
@@ -291,6 +295,15 @@ class BoardWatcher:
             if int((self._arm_seen & (labels == i)).sum()) >= 0.5 * min(area, before):
                 out.append(i)
         return out
+
+
+def _row_light(calibration: Calibration, board: np.ndarray) -> RowLight:
+    """Light matching by picture rows on the small view: each of its pixels' row in the camera's picture."""
+    h, w = board.shape
+    us, vs = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
+    image = calibration.board_to_image(np.stack([us.ravel(), vs.ravel()], axis=1) / SMALL_PX_PER_MM)
+    rows = (image[:, 1] / float(calibration.image_size[1])).reshape(h, w)
+    return RowLight(rows, mask=board, offset=LAB_L_OFFSET)
 
 
 def _small_lab(frame: np.ndarray, calibration: Calibration) -> np.ndarray:

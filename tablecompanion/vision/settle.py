@@ -27,6 +27,7 @@ import numpy as np
 from tablecompanion.geometry import BoardGeometry, Player
 from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.placement import Placement, place_dice, place_opening_roll
+from tablecompanion.vision.row_light import RowLight
 
 Verdict = Literal["valid", "void"]
 
@@ -121,6 +122,7 @@ class RollWatcher:
 
     def __post_init__(self) -> None:
         self._prev: np.ndarray | None = None
+        self._row_light: RowLight | None = None
         self._quiet: np.ndarray | None = None  # the last quiet view of the table
         self._still = 0
         self._moved = False  # motion since the last decision
@@ -163,6 +165,15 @@ class RollWatcher:
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         return float(np.count_nonzero(cv2.absdiff(a, b) > self.config.pixel_threshold)) / a.size
 
+    def _motion(self, small: np.ndarray, previous: np.ndarray) -> float:
+        """``_changed`` since the previous frame, its rows first brought to this frame's light: mains flicker
+        rolls bands through a rolling shutter's rows from frame to frame (``row_light``)."""
+        if self._row_light is None or self._row_light.shape != small.shape:
+            h, w = small.shape[:2]
+            rows = np.repeat(((np.arange(h, dtype=np.float32) + 0.5) / h)[:, None], w, axis=1)
+            self._row_light = RowLight(rows)
+        return self._changed(small, self._row_light.match(previous, small))
+
     def feed(self, frame: np.ndarray, time: float | None = None, index: int | None = None) -> list[Event]:
         """One frame in; zero or more events out. A bad frame is counted and ignored."""
         idx = self.frames_seen if index is None else index
@@ -179,7 +190,7 @@ class RollWatcher:
             self._quiet = small
             self._moved = True  # read the first quiet view once
             return []
-        motion = self._changed(small, self._prev)
+        motion = self._motion(small, self._prev)
         self._prev = small
         self.last_motion = motion
         if motion > self.config.moving_fraction:

@@ -202,3 +202,25 @@ def test_some_players_move_with_their_left_hand(match_path):
     kinds = {next(iter(hands)) for hands in seen.values()}
     assert kinds == {"left", "right"}
     assert seen[(0, "bottom")] == {"right"}
+
+
+def test_mains_flicker_bands_roll_a_third_of_a_band_every_frame(match_path):
+    """Under 100 Hz flicker a 30 fps rolling shutter shows 2.5 bands that move on a third of a cycle every
+    frame; the truth carries the phase, depth 0 draws none, and an impossible depth is a clear error."""
+    import numpy as np
+
+    from tablecompanion.sim.footage import _Flicker
+
+    f = _Flicker(seed=1, fps=30.0, depth=0.05, height=720)
+    rows = [f.rows(i) for i in range(4)]
+    assert all(abs(float(r.max()) - 1.05) < 0.002 and abs(float(r.min()) - 0.95) < 0.002 for r in rows)
+    assert not np.allclose(rows[0], rows[1]) and np.allclose(rows[0], rows[3], atol=1e-4)  # 3 1/3 cycles a frame
+    assert abs((f.phase(1) - f.phase(0)) % 1.0 - 1 / 3) < 1e-9
+    frames = list(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1, flicker=0.05))[:3]
+    same = _Flicker(seed=0, fps=30.0, depth=0.05, height=TINY.height)  # what the footage draws for its seed
+    assert [t["flicker"] for _, t in frames] == [{"depth": 0.05, "phase": round(same.phase(i), 4)} for i in range(3)]
+    plain = list(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1))[:3]
+    assert all("flicker" not in t for _, t in plain)
+    assert any((a.astype(int) - b.astype(int)).any() for (a, _), (b, _) in zip(frames, plain))
+    with pytest.raises(SimError, match="flicker"):
+        next(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1, flicker=0.5))

@@ -289,3 +289,20 @@ def test_eval_with_a_mirrored_window_renders_it_and_refuses_a_glint_out_of_range
             main(["board", "eval", "--window", bad])
         assert exc.value.code == 2
         assert "--window" in capsys.readouterr().err
+
+
+def test_eval_footage_with_flicker_passes_it_to_the_footage_and_refuses_a_depth_out_of_range(capsys, monkeypatch):
+    """``board eval --footage --flicker 0.05`` scores footage rendered under mains flicker; a depth outside
+    0-0.3 is refused before anything is rendered."""
+    import tablecompanion.vision.board_eval as board_eval
+
+    seen = []
+    monkeypatch.setattr(board_eval, "evaluate_footage",
+                        lambda mat, **kw: seen.append(kw["flicker"]) or {"summary": ["footage scored"]})
+    assert main(["board", "eval", "--footage", "--limit-matches", "1", "--max-turns", "1", "--flicker", "0.05"]) == 0
+    assert seen == [0.05] and "footage scored" in capsys.readouterr().out
+    for bad in ("0.5", "-0.01", "strong"):
+        with pytest.raises(SystemExit) as exc:
+            main(["board", "eval", "--footage", "--flicker", bad])
+        assert exc.value.code == 2
+        assert "--flicker" in capsys.readouterr().err
