@@ -57,6 +57,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--flicker", type=_flicker, default=0.0, metavar="DEPTH",
                    help="with --footage: bands a rolling shutter records under lamps flickering with 50 Hz mains, "
                         "rolling from frame to frame (0-0.3; 0.03: rows 3 %% brighter and darker; default 0, off)")
+    e.add_argument("--light-changes", action="store_true",
+                   help="with --footage: now and then a lamp is switched or daylight comes and goes, and the camera's "
+                        "auto-exposure catches up over about a second")
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.add_argument("--photo-tilt", type=_tilt_range, default=(0.0, 35.0), metavar="MIN,MAX",
@@ -203,7 +206,7 @@ def _eval(args: argparse.Namespace) -> int:
                                                 inject=f"illegal:{args.illegal},correction:0.5", seed=args.seed,
                                                 progress=say, failures_dir=args.failures, time_limit_s=left,
                                                 observations_out=args.observations, window_glint=args.window,
-                                                flicker=args.flicker))
+                                                flicker=args.flicker, light_changes=args.light_changes))
             except EvalError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2

@@ -75,6 +75,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--flicker", type=float, default=0.0, metavar="DEPTH",
                    help="bands a rolling shutter records under lamps flickering with 50 Hz mains, rolling from frame "
                         "to frame (0-0.3; 0.03: rows 3 %% brighter and darker; default 0: an anti-flicker setting)")
+    r.add_argument("--light-changes", action="store_true",
+                   help="now and then a lamp is switched or daylight comes and goes, and the camera's auto-exposure "
+                        "catches up over about a second")
     r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
     r.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
     r.set_defaults(func=_render)
@@ -160,7 +163,7 @@ def _render(args) -> int:
             args.match, args.out, seed=args.seed, inject=args.inject, fps=args.fps, camera=camera,
             style=args.style, home=args.home, markers=not args.no_markers, bottom=args.bottom,
             max_turns=args.max_turns, write_frames=not args.truth_only, progress=progress,
-            passing_shadows=args.passing_shadows, flicker=args.flicker,
+            passing_shadows=args.passing_shadows, flicker=args.flicker, light_changes=args.light_changes,
         )
     except SimError as exc:
         print(f"sim render: {exc}", file=sys.stderr)

@@ -637,6 +637,7 @@ def iter_match_frames(
     lighting_drift: float = 0.04,
     passing_shadows: bool = False,
     flicker: float = 0.0,
+    light_changes: bool = False,
 ) -> Iterator[tuple[np.ndarray, dict]]:
     """Yield (frame BGR uint8, truth) for a whole match, lazily: the demo plays this live.
 
@@ -651,6 +652,9 @@ def iter_match_frames(
     seconds (someone leaning between the lamp and the board); frames carry it as ``shade``.
     ``flicker`` is how deep the bands are that lamps flickering with 50 Hz mains leave in a rolling
     shutter's picture (0.03: rows 3 % brighter and darker; ``_Flicker``); frames carry their phase.
+    ``light_changes`` changes the room's light now and then (a lamp switched on or off, daylight coming
+    and going) and the camera's auto-exposure and white balance catch up over a second or so
+    (``_RoomLight``); frames carry ``room_light``.
     """
     if fps <= 0:
         raise SimError(f"fps must be positive, got {fps}")
@@ -665,11 +669,16 @@ def iter_match_frames(
     shadows = _ShadowSchedule(seed, fps, renderer.spec) if passing_shadows else None
     metering = _Metering(seed, fps, lighting_drift)
     mains = _Flicker(seed, fps, flicker, renderer.camera.height) if flicker else None
+    room = _RoomLight(seed, fps) if light_changes else None
     for index, spec in enumerate(director.run(max_turns)):
         while turns_out is not None and seen < len(director.turn_records):
             turns_out.append(director.turn_records[seen])
             seen += 1
         gain, balance = metering.next(index)
+        if room is not None:
+            light, tint = room.at(index)
+            gain *= light
+            balance = tuple(b * t for b, t in zip(balance, tint))
         shade = shadows.at(index) if shadows is not None else None
         img, truth = renderer.render(spec.scene, seed=_frame_seed(seed, index), encode=encode,
                                      gain=tuple(gain * b for b in balance), shade=shade,
@@ -698,6 +707,8 @@ def iter_match_frames(
         }
         if mains is not None:
             out["flicker"] = {"depth": flicker, "phase": round(mains.phase(index), 4)}
+        if room is not None:
+            out["room_light"] = room.truth(index)
         yield img, out
     while turns_out is not None and seen < len(director.turn_records):
         turns_out.append(director.turn_records[seen])
@@ -785,6 +796,65 @@ class _Metering:
     def saw(self, hand_mask) -> None:
         cover = float(np.count_nonzero(hand_mask)) / hand_mask.size if hand_mask is not None else 0.0
         self.cover = self.keep * self.cover + (1.0 - self.keep) * cover
+
+
+class _RoomLight:
+    """The room's light changing under the camera, and the camera catching up. Now and then (every 40-120
+    s) a lamp is switched on or off (the light steps by 10-25 % from one frame to the next, warmer or
+    cooler) or daylight comes and goes (the same over one to three seconds); the webcam's auto-exposure
+    and white balance then bring the picture back towards where it was over about a second, never quite
+    (a room lit more is pictured a little brighter). One lamp and one room light the board throughout:
+    this changes how bright and what colour the picture is, not where the shadows fall."""
+
+    SETTLE_S = 0.8  # the auto-exposure's time constant
+    KEEP = 0.25  # the share of a change the picture keeps once the camera has caught up
+
+    def __init__(self, seed: int, fps: float) -> None:
+        self.rng = np.random.default_rng((seed, 173))
+        self.fps = fps
+        self.events: list[tuple[int, int, float, float]] = []  # (start frame, frames to change, light, tint)
+        self._level, self._tint = 1.0, 0.0  # the room's light and warmth now
+        self._seen = 1.0, 0.0  # what the camera has caught up with
+        self._index = -1
+        self._next = int(self.rng.uniform(20, 60) * fps)
+        self._from = (1.0, 0.0)
+        self._to: tuple[int, int, float, float] | None = None
+
+    def at(self, index: int) -> tuple[float, tuple[float, float, float]]:
+        """This frame's picture gain and white-balance tint (B, G, R) from the room's light; frames in order."""
+        while self._index < index:
+            self._step()
+        light = self._level / self._seen[0] ** (1.0 - self.KEEP)
+        warm = self._tint - (1.0 - self.KEEP) * self._seen[1]
+        return light, (1.0 - warm, 1.0, 1.0 + warm)
+
+    def truth(self, index: int) -> dict:
+        light, tint = self.at(index)
+        return {"level": round(self._level, 4), "gain": round(light, 4), "tint": round(tint[2] - 1.0, 4)}
+
+    def _step(self) -> None:
+        self._index += 1
+        i = self._index
+        if self._to is None and i >= self._next:
+            switch = self.rng.random() < 0.6
+            frames = 1 if switch else int(self.rng.uniform(1.0, 3.0) * self.fps)
+            factor = float(self.rng.uniform(1.1, 1.25))
+            level = self._level * (factor if self._level < 1.0 or self.rng.random() < 0.5 else 1.0 / factor)
+            level = float(np.clip(level, 0.7, 1.4))
+            tint = float(np.clip(self._tint + self.rng.uniform(-0.04, 0.04), -0.06, 0.06))
+            self._to = (i, frames, level, tint)
+            self._from = (self._level, self._tint)
+            self.events.append(self._to)
+        if self._to is not None:
+            start, frames, level, tint = self._to
+            u = min(1.0, (i - start + 1) / frames)
+            self._level = self._from[0] + (level - self._from[0]) * u
+            self._tint = self._from[1] + (tint - self._from[1]) * u
+            if u >= 1.0:
+                self._to = None
+                self._next = i + int(self.rng.uniform(40, 120) * self.fps)
+        keep = math.exp(-1.0 / (self.SETTLE_S * self.fps))
+        self._seen = (keep * self._seen[0] + (1 - keep) * self._level, keep * self._seen[1] + (1 - keep) * self._tint)
 
 
 class _Flicker:
@@ -883,6 +953,7 @@ def render_match(
     progress=None,
     passing_shadows: bool = False,
     flicker: float = 0.0,
+    light_changes: bool = False,
 ) -> dict:
     """Render a match to ``out_dir``: frames/000000.jpg..., truth.jsonl, turns.jsonl, match.json.
 
@@ -901,6 +972,7 @@ def render_match(
     header = match_header(camera, style, home, markers, bottom, script, fps, seed, probs)
     header["passing_shadows"] = passing_shadows
     header["flicker"] = flicker
+    header["light_changes"] = light_changes
     header["source"] = Path(mat_path).name
     turns: list[dict] = []
     count = 0
@@ -909,7 +981,7 @@ def render_match(
         for img, truth in iter_match_frames(
             mat_path, seed, fps, probs, camera=camera, style=style, home=home, markers=markers,
             bottom=bottom, max_turns=max_turns, encode=False, script=script, turns_out=turns,
-            passing_shadows=passing_shadows, flicker=flicker,
+            passing_shadows=passing_shadows, flicker=flicker, light_changes=light_changes,
         ):
             name = f"{truth['frame']:06d}.jpg"
             if write_frames:

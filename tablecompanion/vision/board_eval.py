@@ -354,6 +354,7 @@ def evaluate_footage(
     observations_out: str | Path | None = None,
     window_glint: float = 0.0,
     flicker: float = 0.0,
+    light_changes: bool = False,
 ) -> dict:
     """Run the whole camera path on the simulator's 30 fps footage of a real match: a ``BoardWatcher``
     waits for a clear, still board and emits each new stable reading; the referee takes, for each turn,
@@ -373,8 +374,8 @@ def evaluate_footage(
     With ``observations_out`` every identification scored is appended to that file as a JSON line (the turn,
     the roll, the recorded play and the board as observed), so :func:`replay_observations` can score a
     change to play identification on the same readings in seconds instead of re-running the footage.
-    ``window_glint`` and ``flicker`` are the footage's window in glossy tops and mains flicker
-    (``Camera.window_glint``, ``iter_match_frames``).
+    ``window_glint``, ``flicker`` and ``light_changes`` are the footage's window in glossy tops, mains flicker
+    and the room's light changing (``Camera.window_glint``, ``iter_match_frames``).
     """
     import cv2
 
@@ -431,7 +432,8 @@ def evaluate_footage(
                               reading_entry[1])
 
     for frame, truth in iter_match_frames(path, seed, 30.0, inject, camera=cam, style=style, bottom="X",
-                                          max_turns=max_turns, script=script, turns_out=turns, flicker=flicker):
+                                          max_turns=max_turns, script=script, turns_out=turns, flicker=flicker,
+                                          light_changes=light_changes):
         if time_limit_s is not None and time.perf_counter() - started > time_limit_s:
             cut_short = True
             break

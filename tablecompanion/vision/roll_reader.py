@@ -36,6 +36,7 @@ import numpy as np
 from tablecompanion.geometry import BoardGeometry, Player
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.placement import Placement, place_point
+from tablecompanion.vision.row_light import RowLight
 
 # The per-photo reader behind the roll reader: pip counting. On rectified crops of simulator dice (a
 # 16 mm die is a 48-px square) it beats the network and its classifier, which were trained on photos
@@ -360,6 +361,9 @@ class RollReader:
         poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
         self.search_mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
         cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
+        sh = self.small_size[1]
+        rows = np.repeat(((np.arange(sh, dtype=np.float32) + 0.5) / sh)[:, None], self.small_size[0], axis=1)
+        self._row_light = RowLight(rows, mask=self.search_mask > 0)
         self.reference: np.ndarray | None = None
         self.reference_full: np.ndarray | None = None
         self._reference_level: float | None = None
@@ -497,6 +501,9 @@ class RollReader:
         b = _masked_median(ref, self.search_mask) if ref_level is None else ref_level
         gain = a / b if b > 1 else 1.0
         refg = cv2.convertScaleAbs(ref, alpha=gain) if abs(gain - 1) > 0.01 else ref
+        # and band of picture rows by band: lamps on 50 Hz mains roll a rolling shutter's bands through
+        # the picture (row_light), which summed over B, G, R read as change on every light point
+        refg = self._row_light.match(refg, small)
         # sum over B, G, R of |small - reference| (cv2.add into 16 bits: a tenth of numpy's int16 sum)
         ch = cv2.split(cv2.absdiff(small, refg))
         diff = cv2.add(cv2.add(ch[0], ch[1], dtype=cv2.CV_16U), ch[2], dtype=cv2.CV_16U)

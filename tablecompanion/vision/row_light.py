@@ -25,8 +25,9 @@ class RowLight:
     """Match an earlier frame's light to a later one's, band of picture rows by band.
 
     ``rows`` gives, for each pixel of the pictures to be compared, the picture row (0 top .. 1 bottom) it
-    was read from; ``offset`` is added before taking ratios: 0 for grey levels (a light change scales them),
-    about 41 for OpenCV's 8-bit Lab lightness (it scales L + 16 on the 0-100 scale)."""
+    was read from; ``offset`` is added before taking ratios: 0 for grey levels and colour (a light change
+    scales them), about 41 for OpenCV's 8-bit Lab lightness (it scales L + 16 on the 0-100 scale). Colour
+    pictures are matched on their channels' sum, every channel by the same gain."""
 
     def __init__(self, rows: np.ndarray, mask: np.ndarray | None = None, bands: int = 24, offset: float = 0.0) -> None:
         rows = np.asarray(rows, np.float32)
@@ -54,10 +55,16 @@ class RowLight:
         can say."""
         if len(self._known) < 2:
             return None
-        a = earlier.ravel()[self._samples].astype(np.float32) + self.offset
-        b = later.ravel()[self._samples].astype(np.float32) + self.offset
+        a = self._values(earlier)
+        b = self._values(later)
         known = np.median(b / np.maximum(a, 1.0), axis=1)
         return np.interp(self._centres, self._centres[self._known], known).astype(np.float32)
+
+    def _values(self, img: np.ndarray) -> np.ndarray:
+        """The sampled pixels (bands x SAMPLES), a colour picture's channels summed, plus the offset."""
+        flat = img.reshape(-1, img.shape[2] if img.ndim == 3 else 1)
+        channels = flat.shape[1]
+        return flat[self._samples].astype(np.float32).sum(axis=-1) + self.offset * channels
 
     def match(self, earlier: np.ndarray, later: np.ndarray) -> np.ndarray:
         """``earlier`` with its rows' light scaled to ``later``'s (uint8), or ``earlier`` itself when the

@@ -165,14 +165,15 @@ class RollWatcher:
     def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
         return float(np.count_nonzero(cv2.absdiff(a, b) > self.config.pixel_threshold)) / a.size
 
-    def _motion(self, small: np.ndarray, previous: np.ndarray) -> float:
-        """``_changed`` since the previous frame, its rows first brought to this frame's light: mains flicker
-        rolls bands through a rolling shutter's rows from frame to frame (``row_light``)."""
+    def _change_since(self, small: np.ndarray, earlier: np.ndarray) -> float:
+        """``_changed`` since an earlier view, its rows first brought to this frame's light: mains flicker
+        rolls bands through a rolling shutter's rows from frame to frame (``row_light``), a lamp switched
+        steps them all."""
         if self._row_light is None or self._row_light.shape != small.shape:
             h, w = small.shape[:2]
             rows = np.repeat(((np.arange(h, dtype=np.float32) + 0.5) / h)[:, None], w, axis=1)
             self._row_light = RowLight(rows)
-        return self._changed(small, self._row_light.match(previous, small))
+        return self._changed(small, self._row_light.match(earlier, small))
 
     def feed(self, frame: np.ndarray, time: float | None = None, index: int | None = None) -> list[Event]:
         """One frame in; zero or more events out. A bad frame is counted and ignored."""
@@ -190,7 +191,7 @@ class RollWatcher:
             self._quiet = small
             self._moved = True  # read the first quiet view once
             return []
-        motion = self._motion(small, self._prev)
+        motion = self._change_since(small, self._prev)
         self._prev = small
         self.last_motion = motion
         if motion > self.config.moving_fraction:
@@ -213,7 +214,7 @@ class RollWatcher:
             return []
         # quiet long enough after some motion: decide once
         events: list[Event] = []
-        occlusion = self._changed(small, self._quiet) if self._quiet is not None else 0.0
+        occlusion = self._change_since(small, self._quiet) if self._quiet is not None else 0.0
         if occlusion > self.config.occlusion_fraction and self._settled is not None:
             if not self._occluded:
                 events.append(Occluded(idx, t))

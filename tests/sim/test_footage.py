@@ -224,3 +224,28 @@ def test_mains_flicker_bands_roll_a_third_of_a_band_every_frame(match_path):
     assert any((a.astype(int) - b.astype(int)).any() for (a, _), (b, _) in zip(frames, plain))
     with pytest.raises(SimError, match="flicker"):
         next(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1, flicker=0.5))
+
+
+def test_the_room_light_changes_now_and_then_and_the_camera_catches_up(match_path):
+    """A lamp switched steps the picture's brightness from one frame to the next; the auto-exposure brings
+    it most of the way back within a few seconds; the same seed gives the same changes, and the truth says
+    how the room is lit."""
+    import numpy as np
+
+    from tablecompanion.sim.footage import _RoomLight
+
+    room = _RoomLight(seed=0, fps=30.0)
+    gains = np.array([room.at(i)[0] for i in range(30 * 300)])
+    again = _RoomLight(seed=0, fps=30.0)
+    assert [again.at(i)[0] for i in range(30 * 300)] == list(gains)
+    switches = [e for e in room.events if e[1] == 1]
+    assert switches, room.events
+    start = switches[0][0]
+    step = gains[start] / gains[start - 1]
+    assert abs(step - 1.0) > 0.09  # 10-25 % from one frame to the next
+    after = gains[start + 30 * 4] / gains[start - 1]
+    assert abs(after - 1.0) < 0.45 * abs(step - 1.0)  # the camera caught up with most of it
+    quiet = np.abs(np.diff(gains[: room.events[0][0]]))
+    assert quiet.max() < 1e-9  # nothing changes before the first change
+    frames = list(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1, light_changes=True))[:2]
+    assert frames[0][1]["room_light"] == {"level": 1.0, "gain": 1.0, "tint": 0.0}

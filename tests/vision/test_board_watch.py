@@ -426,7 +426,7 @@ def test_mains_flicker_rolling_through_a_still_board_is_no_motion_for_either_wat
             raw = cv2.absdiff(_small_grey(img, calibration), _small_grey(previous, calibration))
             board._previous = _small_grey(previous, calibration)
             still.append((float(raw[board._masks["board"]].mean()), board._moving(_small_grey(img, calibration)),
-                          roll._motion(roll._small(img), roll._small(previous)) > roll.config.moving_fraction))
+                          roll._change_since(roll._small(img), roll._small(previous)) > roll.config.moving_fraction))
         previous = img
     assert len(still) >= 5
     assert min(s[0] for s in still) > board.config.motion_level  # the bands alone: over the motion threshold

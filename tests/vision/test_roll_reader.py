@@ -576,3 +576,29 @@ def test_only_a_roll_unclear_for_what_a_die_touches_is_proposed():
     assert propose([_seen(None, "unclear", reason="unreadable"), touching]) is None
     assert propose([_seen(6, placement="across the bar"), touching]) is None
     assert propose([touching]) is None  # one die of two seen
+
+
+def test_a_roll_under_mains_flicker_is_read_as_without_it():
+    """Lamps on 50 Hz mains leave a rolling shutter's bands in the picture, at another phase in the
+    reference than in the roll's frame: 6 % bands summed over B, G and R read as change on every light
+    point until the reference is brought to the frame's light band by band."""
+    from tablecompanion.sim.footage import _Flicker
+
+    for k in range(10):
+        reader, img, truth = _roll((Die(5, pose_seed=11 + k), Die(2, pose_seed=31 + k)))
+        if _in_open_space(reader, truth):
+            break
+    else:
+        pytest.fail("no throw in open space among the seeds tried")
+    plain = reader.read(img, roller="bottom")
+    bands = _Flicker(seed=0, fps=30.0, depth=0.06, height=img.shape[0])
+    reference = reader.reference_full
+    flickered = np.clip(img.astype(np.float32) * bands.rows(1)[:, None, None], 0, 255).astype(np.uint8)
+    under = RollReader(reader.calibration)
+    under.set_reference(np.clip(reference.astype(np.float32) * bands.rows(0)[:, None, None], 0, 255).astype(np.uint8),
+                        reader.checkers_mm)
+    rr = under.read(flickered, roller="bottom")
+    assert plain.verdict == "valid" and rr.verdict == plain.verdict, rr.reason
+    assert sorted(rr.values) == sorted(plain.values) == [2, 5]
+    blobs, area = under.changed_blobs(flickered)
+    assert area < 6.0  # two dice and their shadows, no "hand"
