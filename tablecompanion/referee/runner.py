@@ -261,10 +261,17 @@ class CameraPipeline:
         return {"type": "dice_picked_up", "frame": image}
 
     def flush(self) -> list[dict]:
-        """The frames have ended: what is still awaited (the board after a pick-up) from the last clear frame."""
+        """The frames have ended: what is still awaited (the board after a pick-up) from the last clear frame.
+        Dice whose places show the table in the last frame were picked up, though no quiet frame came to
+        see it (footage cut off as the arm withdraws): the board after the pick-up is awaited then too."""
         if self.last_frame is None:
             return []
-        return self._board_now(self.last_frame, None, now=True)
+        out = []
+        loc = self.locator
+        if loc is not None and loc.dice_down and self._board_wanted is None and loc.gone(self.last_frame):
+            loc.dice_gone()
+            out.append(self.dice_picked_up(self.last_frame))
+        return out + self._board_now(self.last_frame, None, now=True)
 
     def _board_now(self, image, stable, now: bool = False) -> list[dict]:
         """The board for the referee: after a pick-up, the first stable reading; or the latest clear frame
