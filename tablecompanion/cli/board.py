@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from tablecompanion.cli.sim import FLICKER_HELP, LIGHT_CHANGES_HELP, bounded
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("board", help="read the checkers on a board photo, score the board reader")
@@ -51,15 +53,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "inputs (turn, roll, recorded play, board as observed) to FILE as JSON lines, for --replay")
     e.add_argument("--replay", metavar="FILE", help="score play identification as it is now on an --observations "
                    "file (seconds, instead of re-running the footage)")
-    e.add_argument("--window", type=_glint, default=0.0, metavar="GLINT",
+    e.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=0.0, metavar="GLINT",
                    help="single frames and --footage: mirror the window behind the far player in glossy checker "
                         "tops and varnish at this strength (0-2; 0.3 is a bright day; default 0, off)")
-    e.add_argument("--flicker", type=_flicker, default=0.0, metavar="DEPTH",
-                   help="with --footage: bands a rolling shutter records under lamps flickering with 50 Hz mains, "
-                        "rolling from frame to frame (0-0.3; 0.03: rows 3 %% brighter and darker; default 0, off)")
-    e.add_argument("--light-changes", action="store_true",
-                   help="with --footage: now and then a lamp is switched or daylight comes and goes, and the camera's "
-                        "auto-exposure catches up over about a second")
+    e.add_argument("--flicker", type=bounded("the flicker's depth", 0.0, 0.3, "0.03"), default=0.0, metavar="DEPTH",
+                   help="with --footage: " + FLICKER_HELP)
+    e.add_argument("--light-changes", action="store_true", help="with --footage: " + LIGHT_CHANGES_HELP)
     e.add_argument("--photos", type=int, default=0, metavar="N",
                    help="score board read without a profile on N photo-like renders (random camera, light, hands)")
     e.add_argument("--photo-tilt", type=_tilt_range, default=(0.0, 35.0), metavar="MIN,MAX",
@@ -70,28 +69,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         "on N rendered bearing-off turns of real matches")
     e.set_defaults(func=_eval)
     p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
-
-
-def _glint(text: str) -> float:
-    """A window reflection's strength, 0 to 2."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (0 to 2, e.g. 0.3)") from None
-    if not 0.0 <= value <= 2.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the window's glint must be between 0 and 2")
-    return value
-
-
-def _flicker(text: str) -> float:
-    """How deep a mains flicker's bands are, 0 to 0.3."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number (0 to 0.3, e.g. 0.03)") from None
-    if not 0.0 <= value <= 0.3:
-        raise argparse.ArgumentTypeError(f"{text!r}: the flicker's depth must be between 0 and 0.3")
-    return value
 
 
 def _tilt_range(text: str) -> tuple[float, float]:

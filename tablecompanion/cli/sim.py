@@ -21,6 +21,25 @@ LIGHTING_HELP = ("preset: the camera preset's lamp and room; varied: the lamp's 
                  "white balance and exposure drawn from --seed")
 WINDOW_HELP = ("how bright a window in the wall beyond the top player shows in glossy tops, against the lamp "
                "(0.3: a bright sky; default 0, off until the steep footage figures are re-run with it, see docs/sim-looks.md)")
+FLICKER_HELP = ("bands a rolling shutter records under lamps flickering with 50 Hz mains, rolling from frame to frame "
+                "(0-0.3; 0.03: rows 3 %% brighter and darker; default 0, as with the camera's anti-flicker setting)")
+LIGHT_CHANGES_HELP = ("now and then a lamp is switched or daylight comes and goes, and the camera's auto-exposure "
+                      "catches up over about a second")
+
+
+def bounded(what: str, low: float, high: float, example: str):
+    """An argparse type: a number from ``low`` to ``high``, refused with a message that says what it is."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number ({low:g} to {high:g}, e.g. {example})") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r}: {what} must be between {low:g} and {high:g}")
+        return value
+
+    return parse
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -72,12 +91,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--no-markers", action="store_true")
     r.add_argument("--truth-only", action="store_true", help="write the truth files but no JPEG frames")
     r.add_argument("--passing-shadows", action="store_true", help="now and then a soft shadow drifts over the board")
-    r.add_argument("--flicker", type=float, default=0.0, metavar="DEPTH",
-                   help="bands a rolling shutter records under lamps flickering with 50 Hz mains, rolling from frame "
-                        "to frame (0-0.3; 0.03: rows 3 %% brighter and darker; default 0: an anti-flicker setting)")
-    r.add_argument("--light-changes", action="store_true",
-                   help="now and then a lamp is switched or daylight comes and goes, and the camera's auto-exposure "
-                        "catches up over about a second")
+    r.add_argument("--flicker", type=bounded("the flicker's depth", 0.0, 0.3, "0.03"), default=0.0, metavar="DEPTH",
+                   help=FLICKER_HELP)
+    r.add_argument("--light-changes", action="store_true", help=LIGHT_CHANGES_HELP)
     r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
     r.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
     r.set_defaults(func=_render)

@@ -59,13 +59,17 @@ def _in_open_space(reader, truth, clear_mm=40.0) -> bool:
                for p in pts) and math.dist(*pts) > 30
 
 
-def test_a_good_roll_is_valid_with_its_values():
-    for k in range(10):  # the first throw that lands in open space (beside a checker it may be "unclear")
-        reader, img, truth = _roll((Die(6, pose_seed=11 + k), Die(3, pose_seed=31 + k)))
+def _open_space_roll(a: int, b: int):
+    """The first throw of a-b that lands in open space (beside a checker it may be "unclear")."""
+    for k in range(10):
+        reader, img, truth = _roll((Die(a, pose_seed=11 + k), Die(b, pose_seed=31 + k)))
         if _in_open_space(reader, truth):
-            break
-    else:
-        pytest.fail("no throw in open space among the seeds tried")
+            return reader, img, truth
+    pytest.fail("no throw in open space among the seeds tried")
+
+
+def test_a_good_roll_is_valid_with_its_values():
+    reader, img, truth = _open_space_roll(6, 3)
     rr = reader.read(img, roller="bottom")
     assert rr.verdict == "valid", rr.reason
     assert sorted(rr.values) == sorted(d["top_value"] for d in truth["dice"])
@@ -584,12 +588,7 @@ def test_a_roll_under_mains_flicker_is_read_as_without_it():
     point until the reference is brought to the frame's light band by band."""
     from tablecompanion.sim.footage import _Flicker
 
-    for k in range(10):
-        reader, img, truth = _roll((Die(5, pose_seed=11 + k), Die(2, pose_seed=31 + k)))
-        if _in_open_space(reader, truth):
-            break
-    else:
-        pytest.fail("no throw in open space among the seeds tried")
+    reader, img, truth = _open_space_roll(5, 2)
     plain = reader.read(img, roller="bottom")
     bands = _Flicker(seed=0, fps=30.0, depth=0.06, height=img.shape[0])
     reference = reader.reference_full
