@@ -16,6 +16,15 @@ from pathlib import Path
 DEFAULT_PORT = 5000
 
 
+def console_token() -> str:
+    """A random operator token to print on the console: one that never starts with "-", or typed back as
+    ``serve --token TOKEN`` argparse takes it for an option (it did, one run in 64, in the test suite)."""
+    while True:
+        token = secrets.token_urlsafe(9)
+        if not token.startswith("-"):
+            return token
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "serve", help="start the table server (demo mode with no arguments)",
@@ -85,7 +94,7 @@ def _open_table(hall, args, demo_settings):
         ref = None
     if ref is not None:
         return ref, args.token, False
-    token = args.token or secrets.token_urlsafe(9)
+    token = args.token or console_token()
     # The record keeps the token's hash, even of a short one chosen on the console (``--token T``), so a
     # restart without --token still opens the table with it.
     ref, _ = hall.create_table(_settings(args, demo_settings), table_id="1", token=token, min_token_length=1)

@@ -73,3 +73,14 @@ def test_demo_mode_plays_by_itself(tmp_path):
         out = srv.stop()
     assert "demo" in out and str(tmp_path / "data") in out
     assert list((tmp_path / "data" / "demo").iterdir())  # its record is on disk
+
+
+def test_a_printed_random_token_never_starts_with_a_dash(monkeypatch):
+    """Typed back as ``serve --token TOKEN``, a token starting with "-" is taken for an option."""
+    import secrets
+
+    from tablecompanion.cli.serve import console_token
+
+    drawn = iter(["-abcdefghijk", "_-abcdefghij", "Abcdefghijkl"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda n: next(drawn))
+    assert console_token() == "_-abcdefghij"
