@@ -361,9 +361,7 @@ class RollReader:
         poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
         self.search_mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
         cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
-        sh = self.small_size[1]
-        rows = np.repeat(((np.arange(sh, dtype=np.float32) + 0.5) / sh)[:, None], self.small_size[0], axis=1)
-        self._row_light = RowLight(rows, mask=self.search_mask > 0)
+        self._row_light = RowLight.for_picture(self.small_size[1], self.small_size[0], mask=self.search_mask > 0)
         self.reference: np.ndarray | None = None
         self.reference_full: np.ndarray | None = None
         self._reference_level: float | None = None

@@ -50,6 +50,12 @@ class RowLight:
         self._samples = np.array(samples, np.int64).reshape(len(samples), SAMPLES)
         self._centres = (np.arange(self.bands, dtype=np.float32) + 0.5) / self.bands
 
+    @classmethod
+    def for_picture(cls, height: int, width: int, mask: np.ndarray | None = None) -> "RowLight":
+        """For pictures that are the camera's picture scaled (each pixel's row is its own row)."""
+        rows = np.repeat(((np.arange(height, dtype=np.float32) + 0.5) / height)[:, None], width, axis=1)
+        return cls(rows, mask=mask)
+
     def gains(self, earlier: np.ndarray, later: np.ndarray) -> np.ndarray | None:
         """Per band, how much brighter the later frame is (the median ratio), or None when too few bands
         can say."""

@@ -170,9 +170,7 @@ class RollWatcher:
         rolls bands through a rolling shutter's rows from frame to frame (``row_light``), a lamp switched
         steps them all."""
         if self._row_light is None or self._row_light.shape != small.shape:
-            h, w = small.shape[:2]
-            rows = np.repeat(((np.arange(h, dtype=np.float32) + 0.5) / h)[:, None], w, axis=1)
-            self._row_light = RowLight(rows)
+            self._row_light = RowLight.for_picture(*small.shape[:2])
         return self._changed(small, self._row_light.match(earlier, small))
 
     def feed(self, frame: np.ndarray, time: float | None = None, index: int | None = None) -> list[Event]:
