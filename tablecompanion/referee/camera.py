@@ -130,6 +130,11 @@ class DiceLocator:
 
     def dice_settled(self, readings: Sequence, image) -> None:
         grey = self._grey(image)
+        board = self.roll_reader.reference_full if self.roll_reader is not None else None
+        if board is not None and board.shape == image.shape:
+            # the table these dice are seen leaving is the board the roll was read against: the runner's
+            # empty-table view may be newer than the throw (a pick-up seen only once the next dice lay)
+            self.reference_grey = self._grey(board)
         self.settled = [(r, self._patch(grey, r.centre)) for r in readings]
         self._picked_up = []
 

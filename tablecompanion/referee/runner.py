@@ -51,6 +51,13 @@ class RunnerStats:
 BOARD_DEFER_FRAMES = 90  # the longest a stable board's re-read waits for a roll call (3 s at 30 fps: a throw)
 
 
+def _watcher_dice_gone(watcher) -> None:
+    """Tell the roll watcher (a caller's own may not listen) that the last roll's dice have left."""
+    gone = getattr(watcher, "dice_gone", None)
+    if callable(gone):
+        gone()
+
+
 class CameraPipeline:
     """Frames → referee observations, with the vision package's stages.
 
@@ -179,8 +186,7 @@ class CameraPipeline:
                 # the operator moved the table on (entered the play, undid the roll): the dice are gone,
                 # whatever the camera sees where they lay
                 loc.dice_gone()
-                if hasattr(self.watcher, "_settled"):
-                    self.watcher._settled = None
+                _watcher_dice_gone(self.watcher)
                 self._down_mark = None
 
     def feed(self, image, t: float | None = None) -> list[dict]:
@@ -316,8 +322,7 @@ class CameraPipeline:
             self._clean = True
         if quiet and not picked and loc.dice_down and loc.gone(image):
             loc.dice_gone()
-            if hasattr(w, "_settled"):
-                w._settled = None  # the watcher's own pick-up would repeat this one
+            _watcher_dice_gone(w)  # the watcher's own pick-up would repeat this one
             out.append(self.dice_picked_up(image))
             self._clean = True
             loc.set_reference(image)

@@ -48,6 +48,12 @@ class SettleConfig:
     expected_dice: int = 2
     # a die that moved less than this (fraction of its size) is the same die as before
     same_die_tolerance: float = 0.5
+    # when the board before the motion still showed the last roll's dice (play, pick-up and throw ran
+    # together with no still moment between), what has since changed and then stood still this many frames,
+    # in pieces of at least ``stale_min_faces`` die faces (moved checkers, an arm gone; not a die), is no
+    # part of this throw
+    stale_still_frames: int = 20
+    stale_min_faces: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -131,7 +137,16 @@ class RollWatcher:
         self._occluded = False
         self.last_motion = 0.0
         self._quiet_frame: np.ndarray | None = None  # the latest frame after still_frames quiet ones
+        self._quiet_small: np.ndarray | None = None  # ... its motion copy
+        self._quiet_down = False  # ... taken while the last roll's dice lay on the board
         self.before_motion: np.ndarray | None = None  # the still board just before the latest motion
+        self._before_small: np.ndarray | None = None
+        self._before_down = False
+        self._last_change: np.ndarray | None = None  # per motion pixel: the index of the last frame it moved
+        self._settled_view: np.ndarray | None = None  # per motion pixel: its latest value held stale_still_frames
+        self._small_now: np.ndarray | None = None
+        self._index_now = 0
+        self._caught_up: np.ndarray | None = None  # that board, made once per quiet stretch
         self.frames_seen = 0
         self.bad_frames = 0
 
@@ -147,11 +162,77 @@ class RollWatcher:
         are being read ahead and debounced (the time-critical frames of a throw)."""
         return self._moved and self._still > 0
 
-    def _give_reference(self) -> None:
-        """A board-aware reader (``use_reference``) compares with the board before the throw: hand it over."""
+    def dice_gone(self) -> None:
+        """The last roll's dice were seen picked up by someone else (the camera pipeline's locator, which
+        looks at their places on every quiet frame, or the operator moving the table on): the next dice
+        seen are a new roll, and the board before this motion, taken while they lay, is out of date."""
+        self._settled = None
+
+    def _give_reference(self, frame: np.ndarray | None = None) -> None:
+        """A board-aware reader (``use_reference``) compares with the board before the throw: hand it over.
+        ``frame``: the dice may be at rest in it; when the board before the motion is older than the last
+        pick-up, what has stood still since is taken from it (:meth:`_caught_up_board`)."""
         use_reference = getattr(self.reader, "use_reference", None)
-        if callable(use_reference) and self.before_motion is not None:
-            use_reference(self.before_motion)
+        if not callable(use_reference) or self.before_motion is None:
+            return
+        board = self.before_motion
+        if frame is not None and self._before_down and self._settled is None:
+            board = self._caught_up_board(frame)
+        use_reference(board)
+
+    def _caught_up_board(self, frame: np.ndarray) -> np.ndarray:
+        """The board before the throw when the watcher saw no still moment after the last play: the still
+        board before the motion (which still shows the last dice, and the checkers before the play), with the
+        pieces of it that have changed since and then stood still for ``stale_still_frames`` frames, each
+        covering ``stale_min_faces`` die faces, taken from ``frame`` where it still shows them. Those are the
+        checkers the play moved, an arm that has gone; the dice of this throw came to rest a few frames ago
+        and are left out, and so is a lone die (too small). Without it the roll reader takes the moved
+        checkers for a hand over the board and reads no dice."""
+        if self._caught_up is not None:
+            return self._caught_up
+        board = self.before_motion
+        small, before, settled = self._small_now, self._before_small, self._settled_view
+        die = self._die_px(frame)
+        if small is None or before is None or settled is None or die is None or before.shape != small.shape \
+                or frame.shape != board.shape:
+            return board
+        scale = small.shape[1] / frame.shape[1]
+        threshold = self.config.pixel_threshold
+        moved = (cv2.absdiff(settled, self._row_light.match(before, settled)) > threshold).astype(np.uint8)
+        # a checker as grey as the point under it changes only at its rim: the piece is the rim filled
+        outlines, _ = cv2.findContours(moved, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        cv2.drawContours(moved, outlines, -1, 1, cv2.FILLED)
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
+        min_px = self.config.stale_min_faces * (die * scale) ** 2
+        big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
+        if not big:
+            self._caught_up = board
+            return board
+        square = np.ones((3, 3), np.uint8)
+        pieces = cv2.dilate(np.isin(labels, big).astype(np.uint8), square)  # a moved checker's blurred rim
+        # what lies there now and has not stood still long (a die of this throw by a moved checker) stays
+        new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
+        keep = cv2.resize(pieces & (1 - new), (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
+        keep = keep.astype(bool)
+        out = board.copy()
+        np.copyto(out, frame, where=keep[..., None] if frame.ndim == 3 else keep)
+        self._caught_up = out
+        return out
+
+    def _die_px(self, frame: np.ndarray) -> float | None:
+        """A die's side in frame pixels at the middle of the playing surface (None without a calibration)."""
+        if self.board_from_image is None or self.geometry is None:
+            return None
+        try:
+            x0, y0, x1, y1 = self.geometry.surface
+            die = float(self.geometry.spec.die_size)
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            image_from_board = np.linalg.inv(np.asarray(self.board_from_image, np.float64))
+            pts = cv2.perspectiveTransform(np.array([[[cx, cy], [cx + die, cy]]], np.float64), image_from_board)[0]
+        except (np.linalg.LinAlgError, cv2.error, AttributeError, TypeError, ValueError):
+            return None
+        side = float(np.hypot(*(pts[1] - pts[0])))
+        return side if math.isfinite(side) and side > 0 else None
 
     # --- per-frame motion --------------------------------------------------------------------
     def _small(self, frame: np.ndarray) -> np.ndarray:
@@ -162,16 +243,17 @@ class RollWatcher:
         k = self.config.motion_blur | 1
         return cv2.GaussianBlur(grey, (k, k), 0) if k > 1 else grey
 
-    def _changed(self, a: np.ndarray, b: np.ndarray) -> float:
-        return float(np.count_nonzero(cv2.absdiff(a, b) > self.config.pixel_threshold)) / a.size
-
-    def _change_since(self, small: np.ndarray, earlier: np.ndarray) -> float:
-        """``_changed`` since an earlier view, its rows first brought to this frame's light: mains flicker
-        rolls bands through a rolling shutter's rows from frame to frame (``row_light``), a lamp switched
-        steps them all."""
+    def _changed_mask(self, small: np.ndarray, earlier: np.ndarray) -> np.ndarray:
+        """Where ``small`` differs from an earlier view, its rows first brought to this frame's light: mains
+        flicker rolls bands through a rolling shutter's rows from frame to frame (``row_light``), a lamp
+        switched steps them all."""
         if self._row_light is None or self._row_light.shape != small.shape:
             self._row_light = RowLight.for_picture(*small.shape[:2])
-        return self._changed(small, self._row_light.match(earlier, small))
+        return cv2.absdiff(small, self._row_light.match(earlier, small)) > self.config.pixel_threshold
+
+    def _change_since(self, small: np.ndarray, earlier: np.ndarray) -> float:
+        """The fraction of the picture changed since an earlier view (see :meth:`_changed_mask`)."""
+        return float(np.count_nonzero(self._changed_mask(small, earlier))) / small.size
 
     def feed(self, frame: np.ndarray, time: float | None = None, index: int | None = None) -> list[Event]:
         """One frame in; zero or more events out. A bad frame is counted and ignored."""
@@ -184,17 +266,25 @@ class RollWatcher:
             self.bad_frames += 1
             return []
         small = self._small(frame)
+        self._small_now, self._index_now = small, idx
         if self._prev is None or self._prev.shape != small.shape:
             self._prev = small
             self._quiet = small
+            self._last_change = np.full(small.shape, idx, np.int32)
+            self._settled_view = small.copy()
             self._moved = True  # read the first quiet view once
             return []
-        motion = self._change_since(small, self._prev)
+        moving = self._changed_mask(small, self._prev)
+        self._last_change[moving] = idx
+        np.copyto(self._settled_view, small, where=self._last_change <= idx - self.config.stale_still_frames)
+        motion = float(np.count_nonzero(moving)) / small.size
         self._prev = small
         self.last_motion = motion
         if motion > self.config.moving_fraction:
+            self._caught_up = None  # made from a frame of this quiet stretch, kept for its read-ahead and decision
             if self._still >= self.config.still_frames and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
+                self._before_small, self._before_down = self._quiet_small, self._quiet_down
                 # a board-aware reader takes it in now, while the dice are in the air (cheap frames): finding
                 # its checkers (30 ms on a board changed by the last play) then stays off the read-ahead
                 self._give_reference()
@@ -204,7 +294,8 @@ class RollWatcher:
             return []
         self._still += 1
         if self._still >= self.config.still_frames:
-            self._quiet_frame = frame
+            self._quiet_frame, self._quiet_small = frame, small
+            self._quiet_down = self._settled is not None
         if self._still < self.config.still_frames or not self._moved:
             if self._moved and self.config.read_ahead and self._still >= self.config.read_ahead \
                     and not self._ahead_read:
@@ -218,7 +309,7 @@ class RollWatcher:
                 events.append(Occluded(idx, t))
             self._occluded = True
             return events
-        self._give_reference()
+        self._give_reference(frame)
         readings = tuple(self.reader(frame, self.dice_config))
         if occlusion > self.config.occlusion_fraction and not readings:
             # large change and no dice: most likely a hand at rest, wait for it to go
@@ -250,7 +341,7 @@ class RollWatcher:
         self._ahead_read = True
         if not callable(prefetch):
             return
-        self._give_reference()
+        self._give_reference(frame)
         try:
             self._ahead_read = prefetch(frame) is not False
         except DiceVisionError:

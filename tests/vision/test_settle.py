@@ -226,3 +226,82 @@ def test_dice_that_move_after_the_read_ahead_are_read_on_the_decision_frame(monk
     assert sorted(roll.values) == sorted(d["top_value"] for d in truth["dice"]) == [2, 4]
     # (the first quiet frames of the empty board were read ahead too: nothing there)
     assert [id(f) for f in reads if f is not empty] == [id(paused), id(rest)]  # the decision reused the last
+
+
+class _ReferenceReader:
+    """Reads with the pip counter and keeps each board handed over as the board before the throw."""
+
+    def __init__(self):
+        self.references = []
+
+    def use_reference(self, frame):
+        self.references.append(frame)
+
+    def __call__(self, frame, config=None):
+        return read_dice(frame, PIPS)
+
+
+def _checker(img, centre):
+    cv2.circle(img, centre, 52, (40, 40, 150), -1)
+    cv2.circle(img, centre, 52, (20, 20, 90), 3)
+    return img
+
+
+def _play_pickup_and_throw_with_no_still_moment(w):
+    """A roll, then a play (a checker from A to B), the pick-up and the next throw with a hand moving all
+    the while: the watcher's board before the motion is the board before the play, with the old dice."""
+    a, b = (300, 560), (560, 560)
+    hand_path = [(1100 - 35 * k, 120 + 25 * (k % 3)) for k in range(40)]  # never still, never over A or B
+    m1, r1 = _roll((4, 4), end=((700, 250), (820, 300)))
+    m2, r2 = _roll((5, 1), end=((760, 430), (900, 480)))
+    frames = [_checker(_frame(), a)] * 8 + [_checker(f, a) for f in m1] + [_checker(_frame(r1), a)] * 10
+    picked_up = len(frames) + 12
+    for k, hand in enumerate(hand_path[:30]):
+        board = _checker(_frame(r1 if len(frames) < picked_up else (), hand), a if k < 4 else b)
+        if k < 4:
+            cv2.ellipse(board, (a[0] + 40 * k, a[1] - 60), (150, 90), 20, 0, 360, (120, 160, 215), -1)
+        frames.append(board)
+    frames += [_checker(f, b) for f in m2] + [_checker(_frame(r2), b)] * 10
+    events = []
+    for i, f in enumerate(frames):
+        events += w.feed(f, i / FPS, i)
+        if i == picked_up:
+            w.dice_gone()  # the camera pipeline's locator saw the dice's places empty
+    return events, a, b, r2
+
+
+def test_a_throw_right_after_a_play_is_compared_with_the_board_after_the_play():
+    geo = BoardGeometry()
+    h = np.diag([geo.spec.width / 1280, geo.spec.height / 720, 1.0])
+    reader = _ReferenceReader()
+    w = RollWatcher(board_from_image=h, geometry=geo, reader=reader, dice_config=PIPS,
+                    config=SettleConfig(motion_width=640, moving_fraction=0.0001))
+    events, a, b, r2 = _play_pickup_and_throw_with_no_still_moment(w)
+    rolls = [e for e in events if isinstance(e, RollSettled)]
+    assert [sorted(r.values) for r in rolls] == [[4, 4], [1, 5]]
+    board = reader.references[-1]
+    empty, checker = _frame(), _checker(_frame(), (0, 0))[0, 0]
+
+    def looks_like(px, colour):
+        return float(np.abs(board[px[1], px[0]].astype(int) - colour.astype(int)).sum()) < 40
+
+    # the moved checker stands where the play put it, and not where it was
+    assert looks_like(b, checker) and looks_like(a, empty[a[1], a[0]])
+    # the dice of this throw are no part of it
+    for d in r2:
+        x, y = int(d.x), int(d.y)
+        assert looks_like((x, y), empty[y, x])
+
+
+def test_without_the_catch_up_the_board_before_the_throw_is_the_board_before_the_play():
+    """The same footage with the catch-up off (a piece would have to cover a thousand die faces): the
+    reference shows the checker before the play, which the test above would catch."""
+    geo = BoardGeometry()
+    h = np.diag([geo.spec.width / 1280, geo.spec.height / 720, 1.0])
+    reader = _ReferenceReader()
+    w = RollWatcher(board_from_image=h, geometry=geo, reader=reader, dice_config=PIPS,
+                    config=SettleConfig(motion_width=640, moving_fraction=0.0001, stale_min_faces=1000.0))
+    _, a, b, _ = _play_pickup_and_throw_with_no_still_moment(w)
+    board = reader.references[-1]
+    checker = _checker(_frame(), (0, 0))[0, 0]
+    assert float(np.abs(board[a[1], a[0]].astype(int) - checker.astype(int)).sum()) < 40
