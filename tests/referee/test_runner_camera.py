@@ -314,3 +314,42 @@ def test_an_illegal_play_is_flagged_from_a_clear_board_and_its_late_correction_r
     # the correction came before the opponent's roll was read, and the camera read the plays
     tally = runner.operator.tally.turns
     assert [t["play"] for t in tally] == ["camera", "camera"], tally
+
+
+def test_a_re_roll_thrown_as_the_void_dice_are_picked_up_is_read_whole():
+    """Demo footage with void throws (seed 1): the re-roll after the void throw of turn 6 comes to rest on the
+    first still frame after the pick-up. That frame, which shows the new dice, was once handed to the roll
+    reader as a view of the table before the throw, and one new die was taken for part of the table ("only 1
+    of 2 dice seen"). Every throw is called, the re-roll with its values, and no void throw is accepted."""
+    from tablecompanion.referee.runner import demo_runner
+
+    mat = _mat()
+    runner = demo_runner(_referee(mat), mat, realtime=False, max_turns=6, seed=1, inject="cocked:0.25,misplaced:0.25")
+    truths, calls = [], []
+    source, observe = runner.frames, runner._observe
+
+    def frames():
+        for image, truth in source:
+            truths.append(truth)
+            yield image, truth
+
+    def observed(obs):
+        if isinstance(obs, dict) and obs.get("type") in ("roll", "roll_void"):
+            calls.append((len(truths) - 1, obs["type"], obs.get("dice")))
+        return observe(obs)
+
+    runner.frames, runner._observe = frames(), observed
+    runner.run()
+    throws = [(i, e) for i, t in enumerate(truths) for e in t.get("events") or () if e.get("type") == "roll_settled"]
+    voids = [k for k, (_, e) in enumerate(throws) if not e.get("valid")]
+    assert voids and voids[0] + 1 < len(throws), "the footage has a void throw and its re-roll"
+    called = []
+    for i, e in throws:
+        after = [c for c in calls if i - 1 <= c[0] < i + 30]
+        assert after, f"the throw that came to rest at frame {i} was never called"
+        called.append(after[0])
+    for (_, e), (_, kind, dice) in zip(throws, called):
+        if not e.get("valid"):
+            assert kind == "roll_void", (e, kind, dice)
+    (_, re_roll), (_, kind, dice) = throws[voids[0] + 1], called[voids[0] + 1]
+    assert (kind, sorted(dice or ())) == ("roll", sorted(re_roll["dice"]))
