@@ -111,6 +111,7 @@ class DiceLocator:
         self._covered_dice: set = set()
         self._picked_up: list[tuple[float, float]] = []  # where the last dice lay, until the next roll settles
         self._empty_full: np.ndarray | None = None  # the runner's latest empty-table view (full size)
+        self._board_under: np.ndarray | None = None  # the board the settled dice were read against (full size)
         if self.config.board_aware:
             from tablecompanion.vision.roll_reader import RollReader
 
@@ -135,10 +136,12 @@ class DiceLocator:
     def dice_settled(self, readings: Sequence, image) -> None:
         grey = self._grey(image)
         board = self.roll_reader.reference_full if self.roll_reader is not None else None
+        self._board_under = None
         if board is not None and board.shape == image.shape:
             # the table these dice are seen leaving is the board the roll was read against: the runner's
             # empty-table view may be newer than the throw (a pick-up seen only once the next dice lay)
             self.reference_grey = self._grey(board)
+            self._board_under = board
         self.settled = [(r, self._patch(grey, r.centre)) for r in readings]
         self._picked_up = []
 
@@ -196,17 +199,37 @@ class DiceLocator:
         view of the pick-up. The watcher's board before the throw is the last *still* view, and when the
         pick-up and the next throw run together (no still moment between) it still shows the old dice: a
         new die landing where an old one lay would then differ from it only in its pips (a 1 on a red
-        point read as no die). Only those places are taken: the rest of the pick-up frame may hold a hand."""
+        point read as no die). Only those places are taken: the rest of the pick-up frame may hold a hand.
+
+        The pick-up itself may be seen only on the first still frame after the next throw, with a new die
+        beside the old one's place. So a pixel is taken only where ``frame`` differs from the pick-up frame
+        (a moved checker both show stays), and where the pick-up frame also differs from the board the old
+        dice were read against (which showed the table there), from that board instead."""
+        import cv2
+
+        def differs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return np.sum(cv2.absdiff(a, b), axis=2, dtype=np.int32) > self.config.diff_threshold
+
         empty = self._empty_full
         if not self._picked_up or empty is None or empty is frame or empty.shape != frame.shape:
             return frame
+        under = self._board_under if self._board_under is not None and self._board_under.shape == frame.shape \
+            else None
         out = frame.copy()
         h, w = frame.shape[:2]
         r = max(3, int(round(self.die_px * self.config.picked_up_radius)))
         for cx, cy in self._picked_up:
             x, y = int(round(cx)), int(round(cy))
             x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
-            out[y0:y1, x0:x1] = empty[y0:y1, x0:x1]
+            place = empty[y0:y1, x0:x1]
+            if under is None or frame.ndim != 3:
+                out[y0:y1, x0:x1] = place
+                continue
+            before, now = under[y0:y1, x0:x1], frame[y0:y1, x0:x1]
+            square = np.ones((5, 5), np.uint8)
+            new = cv2.dilate(differs(place, before).astype(np.uint8), square).astype(bool)
+            take = cv2.dilate(differs(place, now).astype(np.uint8), square).astype(bool)
+            out[y0:y1, x0:x1] = np.where(take[..., None], np.where(new[..., None], before, place), now)
         return out
 
     @property

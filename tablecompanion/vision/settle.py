@@ -210,12 +210,20 @@ class RollWatcher:
             return board
         square = np.ones((3, 3), np.uint8)
         pieces = cv2.dilate(np.isin(labels, big).astype(np.uint8), square)  # a moved checker's blurred rim
-        # what lies there now and has not stood still long (a die of this throw by a moved checker) stays
+        # what lies there now and has not stood still long (a die of this throw where a checker left) is no
+        # part of the board before the throw, and neither is what the old board showed there (the checker):
+        # that hole is filled from around it
         new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
-        keep = cv2.resize(pieces & (1 - new), (frame.shape[1], frame.shape[0]), interpolation=cv2.INTER_NEAREST)
-        keep = keep.astype(bool)
+        size = (frame.shape[1], frame.shape[0])
+        keep = cv2.resize(pieces & (1 - new), size, interpolation=cv2.INTER_NEAREST).astype(bool)
         out = board.copy()
         np.copyto(out, frame, where=keep[..., None] if frame.ndim == 3 else keep)
+        hole = cv2.resize(pieces & new, size, interpolation=cv2.INTER_NEAREST)
+        if hole.any():
+            x, y, w, h = cv2.boundingRect(hole)
+            x0, y0 = max(0, x - 8), max(0, y - 8)
+            x1, y1 = min(size[0], x + w + 8), min(size[1], y + h + 8)
+            out[y0:y1, x0:x1] = cv2.inpaint(out[y0:y1, x0:x1], hole[y0:y1, x0:x1], 3, cv2.INPAINT_TELEA)
         self._caught_up = out
         return out
 
