@@ -118,16 +118,12 @@ class DiceLocator:
             self.roll_reader = RollReader(cal, reader=self.reader)
 
     # -- state the pipeline keeps up to date ------------------------------------------------------------
-    def set_reference(self, image, *, for_rolls: bool = True) -> None:
-        """The table with no dice on it (the pipeline calls this on quiet frames between turns).
-        ``for_rolls=False``: for the locator's own pick-up checks only, not as the roll reader's board before
-        the throw. The pipeline says so at a pick-up: when it is seen only on the first quiet frame after
-        the next throw (pick-up and throw with no still moment between), that frame already shows the new
-        dice, and the roll reader would take them for part of the table."""
+    def set_reference(self, image) -> None:
+        """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
         self.reference = self._half(image)
         self.reference_grey = self._grey(image)
         self._empty_full = image.copy()  # a frame source may reuse its buffer
-        if self.roll_reader is not None and for_rolls:
+        if self.roll_reader is not None:
             try:
                 self.roll_reader.set_reference(image)
             except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference

@@ -325,7 +325,7 @@ class CameraPipeline:
             _watcher_dice_gone(w)  # the watcher's own pick-up would repeat this one
             out.append(self.dice_picked_up(image))
             self._clean = True
-            loc.set_reference(image, for_rolls=False)
+            loc.set_reference(image)
         elif quiet and self._clean and not loc.dice_down and self._quiet_frames % 5 == 1:
             loc.set_reference(image)
         return out

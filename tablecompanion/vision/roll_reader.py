@@ -374,7 +374,8 @@ class RollReader:
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
         self._views: list[tuple[np.ndarray, float | None]] = []  # references replaced since the last read
-        self._seen: dict[int, np.ndarray] = {}  # during a read: the frame's change mask against each view
+        self._seen: dict[int, np.ndarray] | None = {}  # during a read: the frame's change mask against each view
+        self._skipped: list[dict] = []  # during a read: blobs an earlier view explained (not searched)
         self._small_now: np.ndarray | None = None  # during a read: the frame at half size
         x0, y0, x1, y1 = self.geometry.surface
         self._face_px_small = (self.die_px_at((x0 + x1) / 2, (y0 + y1) / 2) * s) ** 2  # a die face, half-size px
@@ -601,7 +602,7 @@ class RollReader:
         Only asked for blobs the per-photo reader finds no die in (the grid reader's search of them is
         the read's most costly part)."""
         c, small = self.config, self._small_now
-        if small is None:
+        if small is None or self._seen is None:
             return False
         views = list(self._views)
         prev = self._previous
@@ -624,21 +625,33 @@ class RollReader:
         c = self.config
         expected = expected if expected is not None else 2
         blobs, total = self.changed_blobs(frame, small)
-        self._small_now, self._seen = small, {}
+        self._small_now, self._seen, self._skipped = small, {}, []
         if total > c.occlusion_area:
             out = RollReading((), "unclear", "a hand or something large over the board", occluded=True, opening=opening)
             return out, None
         dice: list[DieSeen] = []
+
+        def take(found: list[DieSeen]) -> None:
+            for d in found:
+                if len(dice) < c.max_dice and not any(
+                        math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
+                    dice.append(d)
+
         for blob in blobs:
             if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
                     blob["short_mm"] > c.max_blob_short * self.spec.die_size or \
                     blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
                 continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
-            found = self._read_blob(frame, blob)
-            for d in found:
-                if len(dice) < c.max_dice and not any(
-                        math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
-                    dice.append(d)
+            take(self._read_blob(frame, blob))
+        if len(dice) < expected and self._skipped:
+            # a die short: a change an earlier view already showed may be a die of this throw after all (a
+            # view taken once it lay: the runner's pick-up frame when the pick-up is seen only then)
+            skipped, self._seen = self._skipped, None
+            try:
+                for blob in skipped:
+                    take(self._read_blob(frame, blob))
+            finally:
+                self._seen = {}
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
@@ -733,6 +746,7 @@ class RollReader:
         if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
             if self._seen_before(blob):
+                self._skipped.append(blob)
                 return []
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
         out: list[DieSeen] = []

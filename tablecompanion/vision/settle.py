@@ -54,6 +54,9 @@ class SettleConfig:
     # part of this throw
     stale_still_frames: int = 20
     stale_min_faces: float = 3.0
+    # the board made so is kept while nothing larger than dice moves (so the read ahead and the decision
+    # read against the same board); motion over this fraction of the picture (a hand) makes it anew
+    stale_refresh_fraction: float = 0.01
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,7 @@ class RollWatcher:
         self._settled_view: np.ndarray | None = None  # per motion pixel: its latest value held stale_still_frames
         self._small_now: np.ndarray | None = None
         self._index_now = 0
-        self._caught_up: np.ndarray | None = None  # that board, made once per quiet stretch
+        self._caught_up: np.ndarray | None = None  # that board, made once after each hand's motion
         self.frames_seen = 0
         self.bad_frames = 0
 
@@ -289,7 +292,8 @@ class RollWatcher:
         self._prev = small
         self.last_motion = motion
         if motion > self.config.moving_fraction:
-            self._caught_up = None  # made from a frame of this quiet stretch, kept for its read-ahead and decision
+            if motion > self.config.stale_refresh_fraction:
+                self._caught_up = None  # a hand or an arm moved since it was made: make it again when asked
             if self._still >= self.config.still_frames and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
                 self._before_small, self._before_down = self._quiet_small, self._quiet_down

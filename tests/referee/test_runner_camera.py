@@ -318,9 +318,10 @@ def test_an_illegal_play_is_flagged_from_a_clear_board_and_its_late_correction_r
 
 def test_a_re_roll_thrown_as_the_void_dice_are_picked_up_is_read_whole():
     """Demo footage with void throws (seed 1): the re-roll after the void throw of turn 6 comes to rest on the
-    first still frame after the pick-up. That frame, which shows the new dice, was once handed to the roll
-    reader as a view of the table before the throw, and one new die was taken for part of the table ("only 1
-    of 2 dice seen"). Every throw is called, the re-roll with its values, and no void throw is accepted."""
+    first still frame after the pick-up. That frame, which shows the new dice, is among the roll reader's
+    earlier views of the table, and one new die (which the per-photo reader misses) was skipped as seen
+    before: "only 1 of 2 dice seen". Every throw is called, the re-roll with its values (the reader searches
+    such changes when a die is short), and no void throw is accepted."""
     from tablecompanion.referee.runner import demo_runner
 
     mat = _mat()
