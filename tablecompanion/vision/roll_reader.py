@@ -643,9 +643,10 @@ class RollReader:
                     blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
                 continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
             take(self._read_blob(frame, blob))
-        if len(dice) < expected and self._skipped:
-            # a die short: a change an earlier view already showed may be a die of this throw after all (a
-            # view taken once it lay: the runner's pick-up frame when the pick-up is seen only then)
+        if 0 < len(dice) < expected and self._skipped:
+            # a die short (with none, no throw may be down yet): a change an earlier view already showed may
+            # be a die of this throw after all (a view taken once it lay: the runner's pick-up frame, when the
+            # pick-up is seen only then)
             skipped, self._seen = self._skipped, None
             try:
                 for blob in skipped:
