@@ -96,6 +96,29 @@ def test_board_aware_locator_sees_dice_wherever_they_land_and_never_a_checker():
     assert verdict == "void" and sorted(placements) == ["off the board", "ok"]
 
 
+def test_the_old_dice_places_come_from_the_pick_up_frame_but_not_a_new_die_in_it():
+    """The board before a throw that ran into the pick-up still shows the old die; its place is taken from
+    the pick-up frame. When that frame was taken once the new dice lay (one beside the old place), the new
+    die's pixels come from the board the old dice were read against, and a checker both show stays."""
+    loc = DiceLocator(_calibration(), reader=_square_reader)
+    table = _table()
+    loc.set_reference(table)  # the board the old roll is read against
+    old = (600, 380)
+    before_throw = table.copy()
+    _square(before_throw, old, 16)
+    cv2.circle(before_throw, (600, 410), 19, (30, 30, 160), -1)  # a checker the play put near the old die
+    loc.dice_settled([DiceReading(3, old, (), 1.0, "flat", 16.0)], before_throw)
+    loc.dice_gone()
+    pick_up = table.copy()
+    cv2.circle(pick_up, (600, 410), 19, (30, 30, 160), -1)
+    _square(pick_up, (585, 372), 14, (200, 200, 250))  # the new die, beside the old die's place
+    loc.set_reference(pick_up)
+    out = loc._without_last_dice(before_throw)
+    assert np.array_equal(out[380, 600], table[380, 600])  # the old die is gone
+    assert np.array_equal(out[372, 585], table[372, 585])  # the new die is not taken in
+    assert np.array_equal(out[410, 600], before_throw[410, 600])  # the checker stays
+
+
 def test_dice_count_as_picked_up_only_when_their_place_shows_the_empty_table():
     loc = DiceLocator(_calibration(), reader=_square_reader)
     empty = _table()
