@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import cv2
 import numpy as np
 
@@ -247,13 +248,13 @@ def _checker(img, centre):
     return img
 
 
-def _play_pickup_and_throw_with_no_still_moment(w):
+def _play_pickup_and_throw_with_no_still_moment(w, second_roll_end=((760, 430), (900, 480))):
     """A roll, then a play (a checker from A to B), the pick-up and the next throw with a hand moving all
     the while: the watcher's board before the motion is the board before the play, with the old dice."""
     a, b = (300, 560), (560, 560)
     hand_path = [(1100 - 35 * k, 120 + 25 * (k % 3)) for k in range(40)]  # never still, never over A or B
     m1, r1 = _roll((4, 4), end=((700, 250), (820, 300)))
-    m2, r2 = _roll((5, 1), end=((760, 430), (900, 480)))
+    m2, r2 = _roll((5, 1), end=second_roll_end)
     frames = [_checker(_frame(), a)] * 8 + [_checker(f, a) for f in m1] + [_checker(_frame(r1), a)] * 10
     picked_up = len(frames) + 12
     for k, hand in enumerate(hand_path[:30]):
@@ -305,3 +306,25 @@ def test_without_the_catch_up_the_board_before_the_throw_is_the_board_before_the
     board = reader.references[-1]
     checker = _checker(_frame(), (0, 0))[0, 0]
     assert float(np.abs(board[a[1], a[0]].astype(int) - checker.astype(int)).sum()) < 40
+
+
+def test_a_die_that_lands_where_the_play_took_a_checker_from_has_the_table_round_it():
+    """The new die lies where the moved checker stood: neither the old board (the checker) nor the frame (the
+    die) is the board before the throw there. The hole is filled from around it, so the reference round the
+    die shows the table, not a ring of checker that would read as a tilted die's body."""
+    geo = BoardGeometry()
+    h = np.diag([geo.spec.width / 1280, geo.spec.height / 720, 1.0])
+    reader = _ReferenceReader()
+    w = RollWatcher(board_from_image=h, geometry=geo, reader=reader, dice_config=PIPS,
+                    config=SettleConfig(motion_width=640, moving_fraction=0.0001))
+    events, a, b, r2 = _play_pickup_and_throw_with_no_still_moment(w, ((300, 560), (900, 480)))
+    rolls = [e for e in events if isinstance(e, RollSettled)]
+    assert [sorted(r.values) for r in rolls] == [[4, 4], [1, 5]]
+    board, empty = reader.references[-1], _frame()
+    # the checker's place less the die (and a margin): it shows the table
+    die = (np.abs(_frame(r2).astype(int) - empty).sum(axis=2) > 60).astype(np.uint8)
+    die = cv2.dilate(die, np.ones((5, 5), np.uint8)).astype(bool)
+    yy, xx = np.mgrid[:empty.shape[0], :empty.shape[1]]
+    place = ((xx - a[0]) ** 2 + (yy - a[1]) ** 2 <= 48 ** 2) & ~die
+    checker_left = np.abs(board.astype(int) - empty).sum(axis=2) > 60
+    assert place.sum() > 3000 and int((place & checker_left).sum()) < 20
