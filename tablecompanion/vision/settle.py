@@ -9,6 +9,10 @@ still frame is also compared with the last quiet view of the table: when a large
 (a hand or an arm is over the board) the watcher waits instead of reading. When the dice of a settled
 roll are gone, ``DicePickedUp``.
 
+A reader that compares with the board before the throw (``use_reference``) is handed the last still view
+before the motion; when that view still showed the last roll's dice (play, pick-up and throw with no still
+moment between), it is first brought up to date with what has stood still since (``_caught_up_board``).
+
 A reader that knows the board (``vision.roll_reader.RollReader``, or the camera's ``DiceLocator`` with it
 behind) answers ``verdict_for(readings, roller, opening, expected)``; the watcher then takes its
 placements and reason (a die resting on a checker, touching the rail...) instead of judging the
