@@ -374,7 +374,7 @@ class RollReader:
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
         self._views: list[tuple[np.ndarray, float | None]] = []  # references replaced since the last read
-        self._seen: dict[int, np.ndarray] | None = {}  # during a read: the frame's change mask against each view
+        self._seen: dict[int, np.ndarray] = {}  # during a read: the frame's change mask against each view
         self._skipped: list[dict] = []  # during a read: blobs an earlier view explained (not searched)
         self._small_now: np.ndarray | None = None  # during a read: the frame at half size
         x0, y0, x1, y1 = self.geometry.surface
@@ -602,7 +602,7 @@ class RollReader:
         Only asked for blobs the per-photo reader finds no die in (the grid reader's search of them is
         the read's most costly part)."""
         c, small = self.config, self._small_now
-        if small is None or self._seen is None:
+        if small is None:
             return False
         views = list(self._views)
         prev = self._previous
@@ -647,12 +647,8 @@ class RollReader:
             # a die short (with none, no throw may be down yet): a change an earlier view already showed may
             # be a die of this throw after all (a view taken once it lay: the runner's pick-up frame, when the
             # pick-up is seen only then)
-            skipped, self._seen = self._skipped, None
-            try:
-                for blob in skipped:
-                    take(self._read_blob(frame, blob))
-            finally:
-                self._seen = {}
+            for blob in self._skipped:
+                take(self._read_blob(frame, blob, skip_explained=False))
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
@@ -705,8 +701,10 @@ class RollReader:
             img = self.calibration._distort_points(img)  # noqa: SLF001
         return img
 
-    def _read_blob(self, frame: np.ndarray, blob: dict) -> list[DieSeen]:
-        """Read the dice of one changed blob on the top-face plane (see :meth:`rectified`)."""
+    def _read_blob(self, frame: np.ndarray, blob: dict, skip_explained: bool = True) -> list[DieSeen]:
+        """Read the dice of one changed blob on the top-face plane (see :meth:`rectified`). ``skip_explained``:
+        a blob the per-photo reader sees no die in and an earlier view of the table explains
+        (:meth:`_seen_before`) is not searched, only noted in ``_skipped``."""
         c = self.config
         k = c.rect_px_per_mm
         die = float(self.spec.die_size)
@@ -746,7 +744,7 @@ class RollReader:
         hyps = [(g[0][0], g[0][1], len(g) - 1) for g in groups]
         if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
-            if self._seen_before(blob):
+            if skip_explained and self._seen_before(blob):
                 self._skipped.append(blob)
                 return []
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
