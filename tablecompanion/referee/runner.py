@@ -51,13 +51,6 @@ class RunnerStats:
 BOARD_DEFER_FRAMES = 90  # the longest a stable board's re-read waits for a roll call (3 s at 30 fps: a throw)
 
 
-def _watcher_dice_gone(watcher) -> None:
-    """Tell the roll watcher (a caller's own may not listen) that the last roll's dice have left."""
-    gone = getattr(watcher, "dice_gone", None)
-    if callable(gone):
-        gone()
-
-
 class CameraPipeline:
     """Frames → referee observations, with the vision package's stages.
 
@@ -185,8 +178,7 @@ class CameraPipeline:
             elif mark != self._down_mark:
                 # the operator moved the table on (entered the play, undid the roll): the dice are gone,
                 # whatever the camera sees where they lay
-                loc.dice_gone()
-                _watcher_dice_gone(self.watcher)
+                self._dice_gone()
                 self._down_mark = None
 
     def feed(self, image, t: float | None = None) -> list[dict]:
@@ -221,7 +213,7 @@ class CameraPipeline:
                 out.append(self._roll(ev, image))
             elif isinstance(ev, DicePickedUp):
                 if loc is not None:
-                    loc.dice_gone()
+                    self._dice_gone()
                 out.append(self.dice_picked_up(image))
         if loc is not None:
             out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
@@ -254,6 +246,14 @@ class CameraPipeline:
                 self._clear_since_pickup = True
         return event
 
+    def _dice_gone(self) -> None:
+        """The last roll's dice have left the table: the locator stops following them, and the roll watcher
+        (a caller's own may not listen) takes the next dice it sees for a new roll."""
+        self.locator.dice_gone()
+        gone = getattr(self.watcher, "dice_gone", None)
+        if callable(gone):
+            gone()
+
     def dice_picked_up(self, image) -> dict:
         """The dice picked up (seen, or the board's done button): with a board watcher the board follows
         once it is clear and still."""
@@ -275,7 +275,7 @@ class CameraPipeline:
         out = []
         loc = self.locator
         if loc is not None and loc.dice_down and self._board_wanted is None and loc.gone(self.last_frame):
-            loc.dice_gone()
+            self._dice_gone()
             out.append(self.dice_picked_up(self.last_frame))
         return out + self._board_now(self.last_frame, None, now=True)
 
@@ -321,8 +321,7 @@ class CameraPipeline:
             self._reads_seen = loc.reads
             self._clean = True
         if quiet and not picked and loc.dice_down and loc.gone(image):
-            loc.dice_gone()
-            _watcher_dice_gone(w)  # the watcher's own pick-up would repeat this one
+            self._dice_gone()  # the watcher's own pick-up would repeat this one
             out.append(self.dice_picked_up(image))
             self._clean = True
             loc.set_reference(image)
