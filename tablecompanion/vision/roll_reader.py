@@ -742,11 +742,13 @@ class RollReader:
             else:
                 groups.append([(r, mm)])
         hyps = [(g[0][0], g[0][1], len(g) - 1) for g in groups]
+        if not hyps and skip_explained and self._seen_before(blob):
+            # the per-photo reader saw no die, and an earlier still view shows the same there: of any size
+            # (a checker the play moved leaves a blob three sides long, whose search for dice took 60-70 ms)
+            self._skipped.append(blob)
+            return []
         if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
-            if skip_explained and self._seen_before(blob):
-                self._skipped.append(blob)
-                return []
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
         out: list[DieSeen] = []
         for r, mm, extra in hyps:
