@@ -53,9 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    "inputs (turn, roll, recorded play, board as observed) to FILE as JSON lines, for --replay")
     e.add_argument("--replay", metavar="FILE", help="score play identification as it is now on an --observations "
                    "file (seconds, instead of re-running the footage)")
-    e.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=0.0, metavar="GLINT",
+    e.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT",
                    help="single frames and --footage: mirror the window behind the far player in glossy checker "
-                        "tops and varnish at this strength (0-2; 0.3 is a bright day; default 0, off)")
+                        "tops and varnish at this strength (0-2; default 0.3, a bright day, as the simulator's "
+                        "cameras; 0: no window)")
     e.add_argument("--flicker", type=bounded("the flicker's depth", 0.0, 0.3, "0.03"), default=0.0, metavar="DEPTH",
                    help="with --footage: " + FLICKER_HELP)
     e.add_argument("--light-changes", action="store_true", help="with --footage: " + LIGHT_CHANGES_HELP)

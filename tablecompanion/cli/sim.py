@@ -20,7 +20,7 @@ LIGHTING_STREAM = 71  # the lighting's own generator beside --seed, so the seed'
 LIGHTING_HELP = ("preset: the camera preset's lamp and room; varied: the lamp's place and height, the room's light, "
                  "white balance and exposure drawn from --seed")
 WINDOW_HELP = ("how bright a window in the wall beyond the top player shows in glossy tops, against the lamp "
-               "(0.3: a bright sky; default 0, off until the steep footage figures are re-run with it, see docs/sim-looks.md)")
+               "(0-2; default 0.3, a bright sky; 0: no window; only a steep view sees it, see docs/sim-looks.md)")
 FLICKER_HELP = ("bands a rolling shutter records under lamps flickering with 50 Hz mains, rolling from frame to frame "
                 "(0-0.3; 0.03: rows 3 %% brighter and darker; default 0, as with the camera's anti-flicker setting)")
 LIGHT_CHANGES_HELP = ("now and then a lamp is switched or daylight comes and goes, and the camera's auto-exposure "
@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--jpeg", type=int, default=88, help="JPEG quality of the camera (0 = none)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP)
-    f.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
+    f.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT", help=WINDOW_HELP)
     f.set_defaults(func=_frame)
 
     r = sub.add_parser("render", help="replay a .mat match as frames + truth.jsonl + turns.jsonl")
@@ -95,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=FLICKER_HELP)
     r.add_argument("--light-changes", action="store_true", help=LIGHT_CHANGES_HELP)
     r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
-    r.add_argument("--window", type=float, default=0.0, metavar="GLINT", help=WINDOW_HELP)
+    r.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT", help=WINDOW_HELP)
     r.set_defaults(func=_render)
 
 
@@ -118,7 +118,7 @@ def _camera(args, jpeg: int | None = 88):
         overrides["tilt_deg"] = args.tilt
     if getattr(args, "yaw", None) is not None:
         overrides["yaw_deg"] = args.yaw
-    if getattr(args, "window", 0.0):
+    if getattr(args, "window", None) is not None:
         overrides["window_glint"] = args.window
     camera = Camera.preset(args.camera, **overrides)
     if getattr(args, "lighting", "preset") == "varied":

@@ -59,10 +59,10 @@ class Camera:
     white_balance: tuple[float, float, float] = (0.96, 1.0, 1.05)  # B, G, R gains (warm indoor light)
     exposure: float = 1.0
     # How bright the window beyond the top player shows in glossy tops, against the lamp's image (0.3: a
-    # bright overcast sky). Off by default: the board reader once under-counted dark piles under it and
-    # copes since 2026-11-26, but the steep matches' footage and roll figures are not yet re-run with it on
-    # (docs/sim-looks.md).
-    window_glint: float = 0.0
+    # bright overcast sky; 0: a room with no window, or the curtains drawn). Only a camera looking along the
+    # board steeply sees it (the ``steep`` preset's far half). On since 2026-11-26, once the board reader
+    # coped with it and the steep footage and roll figures were re-run with it (docs/sim-looks.md).
+    window_glint: float = 0.3
 
     def __post_init__(self) -> None:
         if not (16 <= self.width <= 8192 and 16 <= self.height <= 8192):

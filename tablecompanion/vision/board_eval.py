@@ -158,10 +158,11 @@ def evaluate_matches(
     progress: Callable[[str], None] | None = None,
     time_limit_s: float | None = None,
     config: CheckerConfig = DEFAULT_CONFIG,
-    window_glint: float = 0.0,
+    window_glint: float | None = None,
 ) -> dict:
     """Replay matches on the simulated table and score every turn; returns figures and a summary.
-    ``window_glint``: the window behind the far player mirrored in glossy tops (``Camera.window_glint``)."""
+    ``window_glint``: the window behind the far player mirrored in glossy tops (``Camera.window_glint``; None:
+    the camera preset's own)."""
     from tablecompanion.rules import Position
     from tablecompanion.sim import Camera, Renderer, Scene
     from tablecompanion.sim.camera import PRESETS
@@ -198,7 +199,7 @@ def evaluate_matches(
             if progress:
                 progress(f"skipped {mat.name}: {exc}")
             continue
-        renderer = Renderer(replace(Camera.preset(cam_name), window_glint=window_glint), style, "right", True)
+        renderer = Renderer(_with_window(Camera.preset(cam_name), window_glint), style, "right", True)
         calibration = truth_calibration(renderer)
         if find_board:
             from tablecompanion.calibration.find_board import find_board as find
@@ -337,6 +338,11 @@ def _save_failure(out_dir: Path, name: str, frame, reading, limit: int = 100) ->
     cv2.imwrite(str(out_dir / f"{name}.raw.png"), frame)  # lossless: the same pixels the reader saw
 
 
+def _with_window(camera, window_glint: float | None):
+    """``camera`` with the window's glint asked for (None: as the preset has it)."""
+    return camera if window_glint is None else replace(camera, window_glint=window_glint)
+
+
 def _other(player: str) -> str:
     return "O" if player == "X" else "X"
 
@@ -352,7 +358,7 @@ def evaluate_footage(
     failures_dir: str | None = None,
     time_limit_s: float | None = None,
     observations_out: str | Path | None = None,
-    window_glint: float = 0.0,
+    window_glint: float | None = None,
     flicker: float = 0.0,
     light_changes: bool = False,
 ) -> dict:
@@ -388,7 +394,7 @@ def evaluate_footage(
     if not path.is_file():
         raise EvalError(f"no match file {path}")
     script = script_match(path)
-    cam = replace(Camera.preset(camera), window_glint=window_glint)
+    cam = _with_window(Camera.preset(camera), window_glint)
     renderer = Renderer(cam, style, "right", True)
     calibration = truth_calibration(renderer)
     watcher = BoardWatcher(calibration)

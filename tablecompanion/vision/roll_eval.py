@@ -76,8 +76,9 @@ def _position(rng: np.random.Generator):
     return pos
 
 
-def render_case(case: Case):
-    """(reference frame, roll frame, truth, scene) for one case."""
+def render_case(case: Case, window_glint: float | None = None):
+    """(reference frame, roll frame, truth, scene) for one case. ``window_glint``: the window behind the far
+    player mirrored in glossy tops (``Camera.window_glint``; None: the preset's own)."""
     from tablecompanion.sim.camera import Camera
     from tablecompanion.sim.render import renderer_for
     from tablecompanion.sim.scene import Die, Scene
@@ -101,6 +102,8 @@ def render_case(case: Case):
                                jitter_seed=int(rng.integers(1000)))
     scene = replace(base, dice=dice)
     camera = Camera.preset(case.preset)
+    if window_glint is not None:
+        camera = replace(camera, window_glint=window_glint)
     r = renderer_for(camera, scene)
     ref, _ = r.render(base, seed=int(rng.integers(1 << 30)), gain=float(rng.uniform(0.97, 1.03)))
     img, truth = r.render(scene, seed=int(rng.integers(1 << 30)), gain=float(rng.uniform(0.97, 1.03)))
@@ -184,7 +187,8 @@ class EvalResult:
 
 
 def evaluate(n: int = 320, seed: int = 0, *, config=None, dice_config=None, checkers: str = "position",
-             progress=None, cases: list[Case] | None = None, lens: str = "none") -> EvalResult:
+             progress=None, cases: list[Case] | None = None, lens: str = "none",
+             window_glint: float | None = None) -> EvalResult:
     """Render and score ``n`` cases. ``checkers``: "position" (the referee knows the position: checker
     places from the board model) or "reference" (found in the reference frame). ``lens``: "none" (the
     markers alone: the webcam's barrel distortion stays in the calibration, 2-3 mm near the rails) or
@@ -196,7 +200,7 @@ def evaluate(n: int = 320, seed: int = 0, *, config=None, dice_config=None, chec
     res = EvalResult()
     t0 = time.perf_counter()
     for case in cases if cases is not None else make_cases(n, seed):
-        ref, img, truth, scene = render_case(case)
+        ref, img, truth, scene = render_case(case, window_glint)
         cam = truth["camera"]
         lens_model = {"camera_matrix": np.asarray(cam["K"]), "dist_coeffs": np.asarray(cam["dist"])} \
             if lens == "true" else {}
@@ -289,6 +293,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--lens", choices=("none", "true"), default="none",
                     help="calibrate from the markers alone (default: the webcam's lens distortion stays in) or "
                          "with the simulated webcam's true lens model, as a table calibrated with the lens sheet")
+    ap.add_argument("--window", type=float, default=None, metavar="GLINT",
+                    help="the window behind the far player mirrored in glossy tops, 0-2 (default: the camera "
+                         "preset's own; only a steep view sees it)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
 
@@ -300,7 +307,7 @@ def run(args) -> int:
               f"truth {case.values} {states:28s} -> {rr.verdict:7s} {rr.reason}", file=sys.stderr)
 
     res = evaluate(args.cases, args.seed, checkers=args.checkers, progress=progress if args.verbose else None,
-                   lens=args.lens)
+                   lens=args.lens, window_glint=args.window)
     print(json.dumps(res.to_dict(), indent=2) if args.json else res.format())
     return 0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import cv2
+import pytest
 
 from tablecompanion.cli import main
 
@@ -54,3 +55,23 @@ def test_sim_frame_lighting_varied_draws_a_room_per_seed(tmp_path):
     assert room1 == again and (img1 == img_again).all()
     lamp_heights = [r["light_mm"][2] for r in (room1, room2)]
     assert all(700 <= h <= 2000 for h in lamp_heights)
+
+
+def test_sim_frame_mirrors_the_window_unless_told_there_is_none(tmp_path, capsys):
+    """The window beyond the top player is in the picture by default (0.3, recorded in the truth) and a
+    steep camera sees it in the far tops; ``--window 0`` takes it away; a strength outside 0-2 is refused."""
+
+    def frame(*extra: str):
+        out = tmp_path / f"w{len(list(tmp_path.iterdir()))}.png"
+        assert main(["sim", "frame", "--camera", "steep", "--size", "640x360", "--seed", "3", "--out", str(out),
+                     *extra]) == 0
+        return json.loads(out.with_suffix(".png.json").read_text())["camera"]["lighting"]["window_glint"], \
+            cv2.imread(str(out)).astype(int)
+
+    (on, lit), (off, dark) = frame(), frame("--window", "0")
+    assert (on, off) == (0.3, 0.0)
+    far = (slice(0, 180), slice(None))  # the window shows in the far half only
+    assert (lit[far] - dark[far]).clip(0).sum() > 20 * (lit[180:] - dark[180:]).clip(0).sum() + 1
+    with pytest.raises(SystemExit) as exc:
+        main(["sim", "frame", "--window", "5", "--out", str(tmp_path / "x.png")])
+    assert exc.value.code == 2 and "--window" in capsys.readouterr().err

@@ -273,17 +273,20 @@ def test_photo_eval_draws_the_camera_tilt_from_the_range_asked(capsys):
         assert "--photo-tilt" in capsys.readouterr().err
 
 
-def test_eval_with_a_mirrored_window_renders_it_and_refuses_a_glint_out_of_range(capsys, monkeypatch):
-    """``board eval --window 0.3`` renders the frames it scores with the window mirrored (the steep camera
-    sees it); a strength outside 0-2 is refused before anything is rendered."""
+def test_eval_renders_the_window_unless_told_otherwise_and_refuses_a_glint_out_of_range(capsys, monkeypatch):
+    """``board eval`` renders the frames it scores with the window mirrored as the simulator's cameras have
+    it (0.3: the steep camera sees it); ``--window 0`` takes it away, ``--window 0.6`` brightens it; a
+    strength outside 0-2 is refused before anything is rendered."""
     import tablecompanion.vision.board_eval as board_eval
 
     glints = []
     real = board_eval.truth_calibration
     monkeypatch.setattr(board_eval, "truth_calibration", lambda r: glints.append(r.camera.window_glint) or real(r))
-    assert main(["board", "eval", "--limit-matches", "1", "--max-turns", "1", "--styles", "classic",
-                 "--cameras", "steep", "--window", "0.3", "--json"]) == 0
-    assert glints == [0.3] and '"turns": 1' in capsys.readouterr().out
+    for extra in ([], ["--window", "0"], ["--window", "0.6"]):
+        assert main(["board", "eval", "--limit-matches", "1", "--max-turns", "1", "--styles", "classic",
+                     "--cameras", "steep", "--json", *extra]) == 0
+        assert '"turns": 1' in capsys.readouterr().out
+    assert glints == [0.3, 0.0, 0.6]
     for bad in ("3", "-0.1", "bright"):
         with pytest.raises(SystemExit) as exc:
             main(["board", "eval", "--window", bad])
