@@ -1158,8 +1158,7 @@ class Renderer:
         between them, the ribbed cuff and the yarn's tones.
 
         Folds run round the arm, irregular (incommensurate waves along it, bent across it), bunched
-        and deeper near the cuff where a pushed-back sleeve gathers; worked out on a coarse grid and
-        scaled up (folds are smooth), the yarn at full resolution from a bank drawn once. The sleeve bends
+        and deeper near the cuff where a pushed-back sleeve gathers; the yarn from a bank drawn once. The sleeve bends
         at the elbow: each cell takes its along and across from the sleeve's piece on top there, the upper
         arm's along counted on from the forearm's."""
         pieces = [i for i, kind in enumerate(ph.caps.kind) if kind == SLEEVE]
@@ -1169,10 +1168,10 @@ class Renderer:
             zero = np.zeros((gh, gw), np.float32)
             return _Cloth(zero, zero, zero, zero, np.ones((gh, gw), np.float32))
         mm = ph.px_per_mm / k  # grid cells per mm
-        g = 3
-        sh, sw = max(2, -(-gh // g)), max(2, -(-gw // g))
-        yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32) * g
-        on = top[np.minimum(yy.astype(int), gh - 1), np.minimum(xx.astype(int), gw - 1)]
+        # Every cell of the field's grid (until the twentieth session a grid three times coarser, scaled
+        # up: its samples caught the narrow creases only here and there, and the lamp drew a lattice of
+        # dimples over the whole sleeve instead of folds round it).
+        yy, xx = np.mgrid[0:gh, 0:gw].astype(np.float32)
         t = s_ = None
         start = 0.0  # mm along the sleeve from its cuff to this piece's end a
         for j in pieces:
@@ -1185,23 +1184,21 @@ class Renderer:
             if t is None:
                 t, s_ = tj, sj
             else:
-                t, s_ = np.where(on == j, tj, t), np.where(on == j, sj, s_)
+                t, s_ = np.where(top == j, tj, t), np.where(top == j, sj, s_)
             start += float(np.linalg.norm(ph.caps.b[j] - ph.caps.a[j]))
         rise, depth = sleeve_folds(t, s_)
         F = rise / depth
-        height = rise.astype(np.float32)
-        big = lambda a: cv2.resize(a.astype(np.float32), (sw * g, sh * g), interpolation=cv2.INTER_LINEAR)[:gh, :gw]
-        Hf = big(height)
-        sy, sx = np.gradient(Hf)  # mm of height per grid cell; times cells per mm, the slope
-        crease = np.clip(-F - 0.55, 0.0, 1.0) / 0.45 * np.clip(depth / 2.5, 0.0, 1.0)
-        tt = big(t)
-        cuff = np.clip((22.0 - tt) / 2.0, 0.0, 1.0) * (tt > -1.0)
+        if min(gh, gw) >= 2:
+            sy, sx = np.gradient(rise.astype(np.float32))  # mm of height per grid cell; times cells per mm, the slope
+        else:  # a sliver at the picture's edge
+            sy = sx = np.zeros((gh, gw), np.float32)
+        crease = (np.clip(-F - 0.55, 0.0, 1.0) / 0.45 * np.clip(depth / 2.5, 0.0, 1.0)).astype(np.float32)
+        cuff = (np.clip((22.0 - t) / 2.0, 0.0, 1.0) * (t > -1.0)).astype(np.float32)
         heather = self._yarn(gh, gw, -float(a0[0]), -float(a0[1]))
         # The ribs run along the arm, about 2.5 mm apart: seen only where the picture resolves them.
         if mm >= 1.2:  # three grid cells a rib or more
-            ss = big(s_)
-            heather = heather * (1.0 - 0.1 * cuff * (0.5 + 0.5 * np.cos(ss * (2 * np.pi / 2.5))))
-        return _Cloth(sx * mm, sy * mm, big(crease), cuff, heather)
+            heather = heather * (1.0 - 0.1 * cuff * (0.5 + 0.5 * np.cos(s_ * (2 * np.pi / 2.5))))
+        return _Cloth(sx * mm, sy * mm, crease, cuff, heather)
 
     def _yarn(self, h: int, w: int, ox: float, oy: float) -> np.ndarray:
         """The cloth's tone (about 1) for a patch: yarn-scale speckle and broader mottling, from a bank
