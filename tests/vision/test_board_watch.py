@@ -99,8 +99,12 @@ def test_an_unreadable_frame_is_no_reading_and_no_crash(table):
 def test_a_checker_borne_off_into_the_tray_is_no_arm_but_a_hand_over_the_tray_and_a_point_is(camera):
     """A borne-off checker lies in the tray against the frame by the player's edge: a still change from the
     board's outer edge, which blocked every reading (taken for an arm) for 5 s after each bear-off, so the
-    bearing-off plays of whole matches were scored on the board before them."""
-    renderer = Renderer(Camera.preset(camera, width=960, height=540), "tournament", "right", True)
+    bearing-off plays of whole matches were scored on the board before them.
+
+    No window in this room: its sheen on the top player's 2-pile on their 4-point reads 3 in one of the two
+    renders under the steep camera, and the watcher hands the board on with that place uncertain (as it
+    should), which is not what this test is about."""
+    renderer = Renderer(Camera.preset(camera, width=960, height=540, window_glint=0.0), "tournament", "right", True)
     before = Position.from_board([3, 3, 3, 2, 2, 2] + [0] * 19, [3, 3, 3, 2, 2, 2] + [0] * 19)
     after = before.parse_play("6/off 5/off", (6, 5)).result().swapped()  # bottom player still at the bottom
     watcher = BoardWatcher(truth_calibration(renderer))
@@ -124,8 +128,13 @@ def test_checkers_moved_against_the_far_frame_under_a_steep_camera_are_no_arm(st
     """A steep camera sees a checker's top over the far frame (12-14 mm of its 25 mm): checkers moved there
     changed the board's outer edge band and were taken for an arm until the change was absorbed (5 s of
     stillness, which a game rarely gives), so the hitting plays of leather/steep footage were scored on the
-    board before them. The far frame here is the top one: the mover sits there."""
-    renderer = Renderer(Camera.preset("steep", width=1280, height=720, tilt_deg=48.0), style, "right", True)
+    board before them. The far frame here is the top one: the mover sits there.
+
+    No window in this room: with its sheen the lone white checker on the cream point by the bar, pushed
+    against the far frame, reads as no checker in one of the two renders (without it, one reading marks
+    that point uncertain); that is the board reader's, and this test is about the arm."""
+    renderer = Renderer(Camera.preset("steep", width=1280, height=720, tilt_deg=48.0, window_glint=0.0), style,
+                        "right", True)
     before = Position.initial()
     after = before.parse_play("24/18 24/23", (6, 1)).result().swapped()  # the mover on roll again, at the top
     watcher = BoardWatcher(truth_calibration(renderer))

@@ -186,13 +186,16 @@ def test_a_translucent_four_is_read_with_the_die_reader_s_face_tolerance():
 
 def _read_case(seed: int, index: int, *configs: dict, kind: str | None = None):
     """A roll_eval case (its kind changed to ``kind``), rendered once and read with the default settings
-    changed by each of ``configs`` (the defaults alone when none): the case, its truth, the readings."""
+    changed by each of ``configs`` (the defaults alone when none): the case, its truth, the readings.
+    Rendered as the cases were found, in a room without a window (the simulator mirrors one by default
+    since the twentieth session, which changes the steep camera's cases: seed 5's case 98 then reads 3-5
+    even with the check its test is about turned off)."""
     from tablecompanion.vision.roll_eval import make_cases, render_case
 
     case = make_cases(index + 1, seed)[index]
     if kind is not None:
         case = replace(case, kind=kind)
-    ref, img, truth, scene = render_case(case)
+    ref, img, truth, scene = render_case(case, window_glint=0.0)
     readings = []
     for config in configs or ({},):
         reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
