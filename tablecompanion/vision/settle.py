@@ -4,7 +4,9 @@ A cheap motion measure runs on every frame (a small blurred grey copy compared w
 Dice moving → still for ``still_frames`` frames → the dice are read once → one ``RollSettled``. A reader
 that can read ahead (``prefetch``, the roll reader) starts that read on the first quiet frame, so its CPU
 time overlaps the debounce; the decision still waits for ``still_frames`` quiet frames and takes the read
-only when the view has not changed since. The
+only when the view has not changed since. A live camera hands over only its newest frame, so the frames
+that came during a slow read are gone: two quiet frames (``still_min_frames``) then decide once as long
+as ``still_frames`` take has passed since the last motion, by the frames' times. The
 still frame is also compared with the last quiet view of the table: when a large part of it differs
 (a hand or an arm is over the board) the watcher waits instead of reading. When the dice of a settled
 roll are gone, ``DicePickedUp``.
@@ -45,6 +47,10 @@ class SettleConfig:
     pixel_threshold: int = 18  # grey-level change that counts as motion
     moving_fraction: float = 0.0015  # fraction of pixels changed: something moves
     still_frames: int = 4  # consecutive quiet frames before deciding (4 at 30 fps = 133 ms)
+    # ... or this many, once as long as ``still_frames`` take at 30 fps has passed since the last motion by
+    # the frames' times: a live camera hands over only its newest frame, so after a slow read the frames in
+    # between are gone and counting frames alone made the call wait for frames yet to come
+    still_min_frames: int = 2
     # a reader that can read ahead (``prefetch``) is given the frame after this many quiet frames: the read
     # runs while the debounce goes on, and the decision reuses it when nothing moved since (0 = off)
     read_ahead: int = 1
@@ -138,6 +144,8 @@ class RollWatcher:
         self._row_light: RowLight | None = None
         self._quiet: np.ndarray | None = None  # the last quiet view of the table
         self._still = 0
+        self._motion_t: float | None = None  # the time of the last frame with motion
+        self._quiet_t: float | None = None  # ... and of the last quiet one
         self._moved = False  # motion since the last decision
         self._ahead_read = False  # the reader read ahead during this debounce
         self._settled: tuple[DiceReading, ...] | None = None
@@ -298,21 +306,24 @@ class RollWatcher:
         if motion > self.config.moving_fraction:
             if motion > self.config.stale_refresh_fraction:
                 self._caught_up = None  # a hand or an arm moved since it was made: make it again when asked
-            if self._still >= self.config.still_frames and self._quiet_frame is not None:
+            if self._rested(self._quiet_t) and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
                 self._before_small, self._before_down = self._quiet_small, self._quiet_down
                 # a board-aware reader takes it in now, while the dice are in the air (cheap frames): finding
                 # its checkers (30 ms on a board changed by the last play) then stays off the read-ahead
                 self._give_reference()
             self._still = 0
+            self._motion_t = t
             self._moved = True
             self._ahead_read = False
             return []
         self._still += 1
-        if self._still >= self.config.still_frames:
+        self._quiet_t = t
+        rested = self._rested(t)
+        if rested:
             self._quiet_frame, self._quiet_small = frame, small
             self._quiet_down = self._settled is not None
-        if self._still < self.config.still_frames or not self._moved:
+        if not rested or not self._moved:
             if self._moved and self.config.read_ahead and self._still >= self.config.read_ahead \
                     and not self._ahead_read:
                 self._read_ahead(frame)
@@ -346,6 +357,15 @@ class RollWatcher:
         self._settled = readings
         events.append(self._decide(readings, idx, t))
         return events
+
+    def _rested(self, t: float | None) -> bool:
+        """Quiet long enough to decide, as of the quiet frame at time ``t``: ``still_frames`` quiet frames in a
+        row, or ``still_min_frames`` of them spanning as long since the last motion (frames were dropped)."""
+        c = self.config
+        if self._still >= c.still_frames:
+            return True
+        return t is not None and self._motion_t is not None and self._still >= c.still_min_frames and \
+            t - self._motion_t >= c.still_frames / 30.0 - 1e-6
 
     def _read_ahead(self, frame: np.ndarray) -> None:
         """Start the read of a roll that may be at rest: a reader with ``prefetch`` (the roll reader) reads

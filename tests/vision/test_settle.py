@@ -63,6 +63,34 @@ def test_one_roll_event_soon_after_the_dice_stop():
     assert 0 < latency <= 0.25
 
 
+def test_a_live_camera_that_dropped_frames_is_called_on_the_time_the_dice_stood_still():
+    """A live camera hands over only its newest frame: after a slow read the frames in between are gone.
+    Counting four quiet frames then waited for frames yet to come (on the demo footage 40 ms more at the
+    median); two quiet frames spanning as long since the last motion call the roll at once. One quiet
+    frame is never enough, however long since the motion."""
+    moving, rest = _roll()
+    frames = [_frame()] * 10 + moving
+    last_moving = len(frames) - 1
+    still = _frame(rest)
+
+    def called_at(quiet_frames: list[int]) -> int | None:
+        w = RollWatcher(dice_config=PIPS)
+        _run(w, frames)
+        for i in quiet_frames:  # frame numbers of the quiet frames the camera handed over
+            if any(isinstance(e, RollSettled) for e in w.feed(still, i / FPS, i)):
+                return i
+        return None
+
+    # every frame: the fourth quiet one, as before
+    assert called_at(list(range(last_moving + 1, last_moving + 10))) == last_moving + 4
+    # the frames after the first quiet one were dropped while it was read: the next one handed over calls it
+    assert called_at([last_moving + 1, last_moving + 7, last_moving + 8]) == last_moving + 7
+    # two quiet frames, but too soon after the motion: the debounce goes on by the frames' times
+    assert called_at([last_moving + 1, last_moving + 2, last_moving + 3, last_moving + 4]) == last_moving + 4
+    # one quiet frame long after the motion is not enough alone
+    assert called_at([last_moving + 9, last_moving + 10]) == last_moving + 10
+
+
 def test_hand_over_the_dice_is_occlusion_and_picking_up_is_an_event():
     w = RollWatcher(dice_config=PIPS)
     moving, rest = _roll((5, 2))
