@@ -103,6 +103,7 @@ class CameraPipeline:
         self._reads_seen = 0
         self._down_mark = None
         self._board_deferred = 0  # consecutive frames the board watcher's re-read waited for a roll call
+        self._picked_mark: tuple | None = None  # the turn (``_turn_mark``) whose dice were last seen picked up
 
     def _make_watcher(self) -> None:
         """The roll watcher for this calibration: placement in board mm, and (``locate_dice``) a dice reader
@@ -167,6 +168,10 @@ class CameraPipeline:
         game = state.game
         self.watcher.opening = game.awaiting == "opening_roll"
         turn = game.turn if game.turn in ("X", "O") else self.referee.settings.bottom_player
+        if game.awaiting == "play" and self._picked_mark is not None and self._picked_mark == self._turn_mark():
+            # the mover's dice were picked up and the record still waits for their play (the camera could not
+            # tell it; a person will enter it): the next throw is the opponent's, in the opponent's right half
+            turn = "O" if turn == "X" else "X"
         self.watcher.roller_side = self.sides[turn]
         loc = self.locator
         if loc is not None:
@@ -180,6 +185,11 @@ class CameraPipeline:
                 # whatever the camera sees where they lay
                 self._dice_gone()
                 self._down_mark = None
+
+    def _turn_mark(self) -> tuple:
+        """This turn as the record stands: games, turns entered, what it waits for, whose turn."""
+        state = self.referee.state
+        return (len(state.match.games), len(state.game.history), state.game.awaiting, state.game.turn)
 
     def feed(self, image, t: float | None = None) -> list[dict]:
         """One frame in; the observations it produced (already dicts the referee reads)."""
@@ -257,6 +267,7 @@ class CameraPipeline:
     def dice_picked_up(self, image) -> dict:
         """The dice picked up (seen, or the board's done button): with a board watcher the board follows
         once it is clear and still."""
+        self._picked_mark = self._turn_mark()
         if self.board_watcher is None:
             obs = self.board_observation(image)
             obs["type"] = "dice_picked_up"

@@ -362,3 +362,33 @@ def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
         pipe.feed(frame)
         expected = [False, True, True, True, True, False] if dice_found and not down else [False] * 6
         assert bw.held == expected, (dice_found, down)
+
+
+def test_a_throw_after_a_play_the_camera_could_not_tell_is_judged_in_the_opponent_s_half():
+    """The mover picked up the dice, the board could not be read, and the record still waits for the play
+    (a person will enter it, often after the next throw): that throw is the opponent's, so its dice must be
+    judged in the opponent's right-hand half. They were judged in the mover's, and a good roll was void
+    ("wrong half") whenever the call came before the person's entry."""
+    from tablecompanion.calibration import Calibration
+    from tablecompanion.geometry import BoardGeometry
+    from tablecompanion.vision.settle import DicePickedUp
+
+    cal = Calibration(geometry=BoardGeometry(), image_size=(1000, 1000), homography=np.eye(3), bottom_player="O")
+    ref = Referee("1", TableSettings(players=("A", "B"), bottom_player="O"))
+    ref.act({"action": "roll", "dice": [3, 1]})  # the opening roll: X (at the top) plays 3-1
+    assert ref.state.game.awaiting == "play" and ref.state.game.turn == "X"
+
+    def unreadable(image):
+        raise RuntimeError("no board in this picture")
+
+    watcher = StubWatcher([[], [DicePickedUp(1, 0.03)], [], []])
+    pipe = CameraPipeline(ref, cal, watcher=watcher, board_reader=unreadable)
+    frame = np.zeros((8, 8, 3), np.uint8)
+    for _ in range(3):
+        for obs in pipe.feed(frame):
+            ref.observe(obs)
+    assert ref.state.game.awaiting == "play"  # the play is still to be entered
+    assert watcher.seen == [(False, "top"), (False, "top"), (False, "bottom")]
+    ref.act({"action": "play", "play": "8/5 6/5"})  # a person enters it: O's turn on the record too
+    pipe.feed(frame)
+    assert watcher.seen[-1] == (False, "bottom") and ref.state.game.turn == "O"
