@@ -129,16 +129,21 @@ def run_latency(turns: int = TURNS, fps: float = FPS, *, seed: int = 0, inject: 
             "tally": runner.operator.tally.summary()}
 
 
+def _report_latency(benchmark, report, label: str, res: dict, throws: int) -> None:
+    """Check that most of at least ``throws`` throws got a call, and report the calls and their latency."""
+    lat = res["latencies_ms"]
+    assert res["throws"] >= throws and len(lat) >= 0.8 * res["throws"], res
+    report(label, "throws / roll calls matched", len(lat), f"of {res['throws']}")
+    report(label, "throws read right (value or void)", res["right"], f"of {res['throws']}")
+    report(label, "latency median (last moving frame -> decision)", float(np.median(lat)), "ms")
+    report(label, "latency max", float(np.max(lat)), "ms")
+    benchmark.extra_info.update(latency_ms=[round(v, 1) for v in lat], calls=res["calls_seen"])
+
+
 def test_roll_settled_latency_on_footage(benchmark, report):
     res = benchmark.pedantic(run_latency, rounds=1, iterations=1)
-    lat = res["latencies_ms"]
-    assert res["throws"] >= TURNS and len(lat) >= 0.8 * res["throws"], res
-    report("roll", "throws / roll calls matched", len(lat), f"of {res['throws']}")
-    report("roll", "throws read right (value or void)", res["right"], f"of {res['throws']}")
-    report("roll", "latency median (last moving frame -> decision)", float(np.median(lat)), "ms")
-    report("roll", "latency max", float(np.max(lat)), "ms")
+    _report_latency(benchmark, report, "roll", res, TURNS)
     report("roll", "whole runner per frame (all frames)", res["frames_per_s"], "frames/s")
-    benchmark.extra_info.update(latency_ms=[round(v, 1) for v in lat], calls=res["calls_seen"])
 
 
 def test_roll_latency_with_void_throws(benchmark, report):
@@ -146,27 +151,15 @@ def test_roll_latency_with_void_throws(benchmark, report):
     a roll event too, and a void throw's dice often still lie in the next throw's reference."""
     res = benchmark.pedantic(run_latency, kwargs={"turns": 10, "seed": 1, "inject": "cocked:0.25,misplaced:0.25"},
                              rounds=1, iterations=1)
-    lat = res["latencies_ms"]
-    assert res["throws"] >= 10 and len(lat) >= 0.8 * res["throws"], res
-    report("roll+voids", "throws / roll calls matched", len(lat), f"of {res['throws']}")
-    report("roll+voids", "throws read right (value or void)", res["right"], f"of {res['throws']}")
-    report("roll+voids", "latency median", float(np.median(lat)), "ms")
-    report("roll+voids", "latency max", float(np.max(lat)), "ms")
-    benchmark.extra_info.update(latency_ms=[round(v, 1) for v in lat], calls=res["calls_seen"])
+    _report_latency(benchmark, report, "roll+voids", res, 10)
 
 
 def test_roll_latency_live_camera(benchmark, report):
     """The 6 turns again as a live webcam delivers them: one frame of buffer, so after a slow frame the runner
     gets the newest frame and the ones in between are dropped instead of queued (``buffer="newest"``)."""
     res = benchmark.pedantic(run_latency, kwargs={"buffer": "newest"}, rounds=1, iterations=1)
-    lat = res["latencies_ms"]
-    assert res["throws"] >= TURNS and len(lat) >= 0.8 * res["throws"], res
-    report("roll live", "throws / roll calls matched", len(lat), f"of {res['throws']}")
-    report("roll live", "throws read right (value or void)", res["right"], f"of {res['throws']}")
-    report("roll live", "latency median", float(np.median(lat)), "ms")
-    report("roll live", "latency max", float(np.max(lat)), "ms")
+    _report_latency(benchmark, report, "roll live", res, TURNS)
     report("roll live", "frames processed", res["frames_processed"], f"of {res['frames']}")
-    benchmark.extra_info.update(latency_ms=[round(v, 1) for v in lat], calls=res["calls_seen"])
 
 
 def test_per_frame_cost_1280x720(benchmark, report):
