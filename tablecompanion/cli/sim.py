@@ -73,7 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     f.add_argument("--jpeg", type=int, default=88, help="JPEG quality of the camera (0 = none)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP)
-    f.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT", help=WINDOW_HELP)
+    f.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT",
+                   help=WINDOW_HELP)
     f.set_defaults(func=_frame)
 
     r = sub.add_parser("render", help="replay a .mat match as frames + truth.jsonl + turns.jsonl")
@@ -95,7 +96,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help=FLICKER_HELP)
     r.add_argument("--light-changes", action="store_true", help=LIGHT_CHANGES_HELP)
     r.add_argument("--lighting", choices=LIGHTING_CHOICES, default="preset", help=LIGHTING_HELP + " (one room for the whole match)")
-    r.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT", help=WINDOW_HELP)
+    r.add_argument("--window", type=bounded("the window's glint", 0.0, 2.0, "0.3"), default=None, metavar="GLINT",
+                   help=WINDOW_HELP)
     r.set_defaults(func=_render)
 
 

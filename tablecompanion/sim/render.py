@@ -1158,9 +1158,9 @@ class Renderer:
         between them, the ribbed cuff and the yarn's tones.
 
         Folds run round the arm, irregular (incommensurate waves along it, bent across it), bunched
-        and deeper near the cuff where a pushed-back sleeve gathers; the yarn from a bank drawn once. The sleeve bends
-        at the elbow: each cell takes its along and across from the sleeve's piece on top there, the upper
-        arm's along counted on from the forearm's."""
+        and deeper near the cuff where a pushed-back sleeve gathers; the yarn from a bank drawn once. The
+        sleeve bends at the elbow: each cell takes its along and across from the sleeve's piece on top there,
+        the upper arm's along counted on from the forearm's."""
         pieces = [i for i, kind in enumerate(ph.caps.kind) if kind == SLEEVE]
         i = pieces[0]
         a0 = (ph.a[i] - np.float32([x0, y0])) / k

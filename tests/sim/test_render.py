@@ -472,7 +472,8 @@ def test_a_sleeve_s_folds_run_round_the_arm(preset):
 
     renderer = Renderer(Camera.preset(preset, width=1280, height=720))
     model = renderer.model
-    for hand in (Hand("bottom", 420.0, 260.0, elbow_mm=(160.0, 380.0)), Hand("top", 640.0, 300.0, elbow_mm=(120.0, 330.0))):
+    hands = (Hand("bottom", 420.0, 260.0, elbow_mm=(160.0, 380.0)), Hand("top", 640.0, 300.0, elbow_mm=(120.0, 330.0)))
+    for hand in hands:
         caps = hand_capsules(hand, BoardSpec())
         ph = project_capsules(caps, model.K, model.dist, model.R, model.t)
         x0, y0, x1, y1 = hand_bbox(ph, 1280, 720)
