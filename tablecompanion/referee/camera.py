@@ -203,9 +203,6 @@ class DiceLocator:
         dice were read against (which showed the table there), from that board instead."""
         import cv2
 
-        def differs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-            return np.sum(cv2.absdiff(a, b), axis=2, dtype=np.int32) > self.config.diff_threshold
-
         empty = self._empty_full
         if not self._picked_up or empty is None or empty is frame or empty.shape != frame.shape:
             return frame
@@ -214,6 +211,7 @@ class DiceLocator:
         out = frame.copy()
         h, w = frame.shape[:2]
         r = max(3, int(round(self.die_px * self.config.picked_up_radius)))
+        square = np.ones((5, 5), np.uint8)
         for cx, cy in self._picked_up:
             x, y = int(round(cx)), int(round(cy))
             x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(w, x + r + 1), min(h, y + r + 1)
@@ -222,9 +220,8 @@ class DiceLocator:
                 out[y0:y1, x0:x1] = place
                 continue
             before, now = under[y0:y1, x0:x1], frame[y0:y1, x0:x1]
-            square = np.ones((5, 5), np.uint8)
-            new = cv2.dilate(differs(place, before).astype(np.uint8), square).astype(bool)
-            take = cv2.dilate(differs(place, now).astype(np.uint8), square).astype(bool)
+            new = cv2.dilate(self._differs(place, before).astype(np.uint8), square).astype(bool)
+            take = cv2.dilate(self._differs(place, now).astype(np.uint8), square).astype(bool)
             out[y0:y1, x0:x1] = np.where(take[..., None], np.where(new[..., None], before, place), now)
         return out
 
@@ -334,8 +331,7 @@ class DiceLocator:
         if small.shape != self.reference.shape:
             self.reference = small
             return []
-        diff = cv2.absdiff(small, self.reference).astype(np.int16).sum(axis=2)
-        mask = ((diff > c.diff_threshold).astype(np.uint8) * 255) & self.surface_mask
+        mask = (self._differs(small, self.reference).astype(np.uint8) * 255) & self.surface_mask
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         n, _, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         die = self.die_px * c.diff_scale
@@ -401,6 +397,12 @@ class DiceLocator:
         import cv2
 
         return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+
+    def _differs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Where two colour pictures differ: |B| + |G| + |R| over ``diff_threshold`` (a bool mask)."""
+        import cv2
+
+        return np.sum(cv2.absdiff(a, b), axis=2, dtype=np.int32) > self.config.diff_threshold
 
     def _patch(self, grey: np.ndarray, centre) -> np.ndarray:
         r = max(3, int(round(self.die_px * 0.65)))  # the die and little around it

@@ -175,7 +175,7 @@ class CameraPipeline:
         self.watcher.roller_side = self.sides[turn]
         loc = self.locator
         if loc is not None:
-            mark = (len(state.match.games), len(game.history), game.awaiting, game.turn)
+            mark = self._turn_mark()
             if not loc.dice_down:
                 self._down_mark = None
             elif self._down_mark is None:

@@ -35,6 +35,8 @@ from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError,
 from tablecompanion.vision.placement import Placement, place_dice, place_opening_roll
 from tablecompanion.vision.row_light import RowLight
 
+FPS = 30.0  # the camera's rate that frame counts assume, and frames without a time are given
+
 Verdict = Literal["valid", "void"]
 
 
@@ -282,7 +284,7 @@ class RollWatcher:
         """One frame in; zero or more events out. A bad frame is counted and ignored."""
         idx = self.frames_seen if index is None else index
         self.frames_seen += 1
-        t = idx / 30.0 if time is None else float(time)
+        t = idx / FPS if time is None else float(time)
         try:
             frame = check_frame(frame)
         except DiceVisionError:
@@ -365,7 +367,7 @@ class RollWatcher:
         if self._still >= c.still_frames:
             return True
         return t is not None and self._motion_t is not None and self._still >= c.still_min_frames and \
-            t - self._motion_t >= c.still_frames / 30.0 - 1e-6
+            t - self._motion_t >= c.still_frames / FPS - 1e-6
 
     def _read_ahead(self, frame: np.ndarray) -> None:
         """Start the read of a roll that may be at rest: a reader with ``prefetch`` (the roll reader) reads
