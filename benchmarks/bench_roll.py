@@ -126,6 +126,7 @@ def run_latency(turns: int = TURNS, fps: float = FPS, *, seed: int = 0, inject: 
     return {"throws": len(throws), "calls": len(calls), "right": right, "latencies_ms": lat,
             "frames": len(truths), "frames_processed": len(cpu), "frames_per_s": len(cpu) / max(sum(cpu), 1e-9),
             "calls_seen": [(index[i], typ, what) for i, typ, what in calls],
+            "frame_index": index, "frame_cpu_ms": [c * 1000.0 for c in cpu], "frame_done_s": done,
             "tally": runner.operator.tally.summary()}
 
 

@@ -118,12 +118,20 @@ class DiceLocator:
             self.roll_reader = RollReader(cal, reader=self.reader)
 
     # -- state the pipeline keeps up to date ------------------------------------------------------------
-    def set_reference(self, image) -> None:
-        """The table with no dice on it (the pipeline calls this on quiet frames between turns)."""
+    def set_reference(self, image, resting: bool = False) -> None:
+        """The table with no dice on it (the pipeline calls this on quiet frames between turns).
+        ``resting``: a throw is coming to rest in ``image`` (the last dice were seen picked up only now): the
+        roll reader keeps its reference, which the watcher hands it (the board before the throw), and takes
+        ``image`` as a view only, without finding its checkers again (40 ms off the throw's call)."""
         self.reference = self._half(image)
         self.reference_grey = self._grey(image)
         self._empty_full = image.copy()  # a frame source may reuse its buffer
-        if self.roll_reader is not None:
+        if self.roll_reader is not None and resting:
+            try:
+                self.roll_reader.add_view(image)
+            except Exception as exc:  # noqa: BLE001 - a frame of another size: no view
+                log.debug("roll reader view refused: %s", exc)
+        elif self.roll_reader is not None:
             try:
                 self.roll_reader.set_reference(image)
             except Exception as exc:  # noqa: BLE001 - a frame of another size: keep the old reference

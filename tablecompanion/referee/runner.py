@@ -335,7 +335,11 @@ class CameraPipeline:
             self._dice_gone()  # the watcher's own pick-up would repeat this one
             out.append(self.dice_picked_up(image))
             self._clean = True
-            loc.set_reference(image)
+            # a pick-up seen only once the next throw came to rest (they ran together): this frame holds the new
+            # dice, and the watcher hands the roll reader the board before the throw at its read-ahead, so the
+            # reader keeps this frame only as a view of the play's last checkers (no checker search for it)
+            resting = bool(getattr(w, "coming_to_rest", False))
+            loc.set_reference(image, resting=resting)
         elif quiet and self._clean and not loc.dice_down and self._quiet_frames % 5 == 1:
             loc.set_reference(image)
         return out

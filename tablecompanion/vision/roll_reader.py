@@ -425,6 +425,14 @@ class RollReader:
         else:
             self.checkers_mm = self._checkers_on(frame, small)
 
+    def add_view(self, frame: np.ndarray) -> None:
+        """Another still view of the table, kept as a replaced reference is (:meth:`_seen_before`) without
+        becoming the reference or having its checkers found: the runner's empty-table view after a pick-up
+        seen only once the next throw has come to rest. The watcher hands the reader the board before the
+        throw itself; this view shows the checkers the play moved just before."""
+        small = self._small(self._check(frame))
+        self._views = (self._views + [(small, None)])[-self.config.max_views:]
+
     def learn_checkers(self, frame: np.ndarray) -> None:
         """Find the checkers of a still view of the table now, without making it the reference: a reference
         of the same board given later (the board before a throw, once the last dice are seen picked up)

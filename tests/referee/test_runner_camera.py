@@ -119,6 +119,25 @@ def test_the_old_dice_places_come_from_the_pick_up_frame_but_not_a_new_die_in_it
     assert np.array_equal(out[410, 600], before_throw[410, 600])  # the checker stays
 
 
+def test_a_pick_up_seen_once_the_next_throw_rests_leaves_the_roll_reader_its_reference():
+    """The pick-up frame of a play run into the throw holds the new dice: the roll reader does not take it for
+    the board before the throw (the watcher hands it that board) and finds no checkers on it; it keeps it as
+    an earlier view of what stood still, and the locator's own empty-table view is that frame."""
+    loc = DiceLocator(_calibration(), reader=_square_reader)
+    table = _table()
+    loc.set_reference(table)
+    reader = loc.roll_reader
+    reference, boards, views = reader.reference, len(reader._checker_boards), len(reader._views)
+    pick_up = table.copy()
+    _square(pick_up, (600, 380), 16)  # the new die, already at rest
+    loc.set_reference(pick_up, resting=True)
+    assert reader.reference is reference and len(reader._checker_boards) == boards
+    assert len(reader._views) == views + 1
+    assert np.array_equal(loc._empty_full, pick_up)
+    loc.set_reference(pick_up)  # between turns the frame becomes the reader's reference as before
+    assert reader.reference is not reference
+
+
 def test_dice_count_as_picked_up_only_when_their_place_shows_the_empty_table():
     loc = DiceLocator(_calibration(), reader=_square_reader)
     empty = _table()
