@@ -234,6 +234,11 @@ class DiceLocator:
         return out
 
     @property
+    def use_rest_frames(self):
+        """``RollWatcher``'s hook: the still frames of the rest it decides on, for the roll reader's second look."""
+        return self.roll_reader.use_rest_frames if self.roll_reader is not None else None
+
+    @property
     def prefetch(self):
         """``RollWatcher``'s read-ahead hook: the roll reader reads a frame that may show the roll at rest
         (nothing while dice are down or before a reference exists)."""

@@ -109,6 +109,13 @@ class RollReaderConfig:
     side_face_depth: float = 0.7  # ... where the camera sees at least this deep down a side (sides)
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
+    # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
+    # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering
+    # lamp's band, averages out there, a tilted die's side face does not (0: no second look)
+    second_look_mm2: float = 12.0
+    # ... and called flat there only when the mean shows next to no body (a tilted die of 18 degrees, the
+    # shallowest simulated, left 2.5 mm^2 in the mean of four frames; a flat one under flicker 0)
+    second_look_flat_mm2: float = 1.0
     tilt_margin: float = 0.08  # die sides of blur around the predicted flat silhouette left out
     tilt_reach: float = 0.5  # ... and how far beyond it a tilted die's side face is looked for
     side_face_slack: float = 1.25  # the predicted flat side faces widened by this factor (the focal is a prior)
@@ -262,6 +269,9 @@ class DieSeen:
         return replace(r, value=self.value if self.status == "flat" else None, status=self.status)
 
 
+_BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
+
+
 @dataclass(frozen=True)
 class _ReadAhead:
     key: tuple
@@ -374,6 +384,7 @@ class RollReader:
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
         self._views: list[tuple[np.ndarray, float | None]] = []  # references replaced since the last read
+        self._rest_frames: tuple[np.ndarray, ...] = ()  # the still frames of the rest the next read decides on
         self._seen: dict[int, np.ndarray] = {}  # during a read: the frame's change mask against each view
         self._skipped: list[dict] = []  # during a read: blobs an earlier view explained (not searched)
         self._small_now: np.ndarray | None = None  # during a read: the frame at half size
@@ -569,11 +580,57 @@ class RollReader:
             out, dice_left = ahead.reading, ahead.dice_left
         else:
             out, dice_left = self._read(frame, small, roller, opening, expected)
+        rest, self._rest_frames = self._rest_frames, ()
+        out = self._second_look(out, frame, small, rest, key)
         self.last = out
         if not out.occluded:
             self._previous = dice_left
             self._views = []
         return out
+
+    def use_rest_frames(self, frames: Sequence[np.ndarray]) -> None:
+        """``RollWatcher``'s hook: the still frames of the rest its next decision reads (the frame it reads
+        among them), for :meth:`_second_look`."""
+        self._rest_frames = tuple(frames)
+
+    def _second_look(self, out: "RollReading", frame: np.ndarray, small: np.ndarray,
+                     rest: Sequence[np.ndarray], key: tuple) -> "RollReading":
+        """``out`` with each die called tilted only for a little body beyond its flat outline measured again
+        on the mean of ``rest`` (the still frames the dice lay in; those that show another view than ``frame``
+        are left out, and fewer than two give no second look): one frame's noise
+        and a flickering lamp's bands leave up to 8 mm^2 beside a flat die, which a mean of four frames brings
+        to about 0; a tilted die's side face is in every frame, and a die is called flat again only when the
+        mean shows next to no body (``second_look_flat_mm2``)."""
+        c = self.config
+        suspects = [d for d in out.dice if d.status == "cocked" and d.reason == _BODY_SHOWS
+                    and "g_centre_mm" in d.features and d.features.get("read_value") is not None
+                    and d.features.get("beyond_mm2", math.inf) <= c.second_look_mm2]
+        if not suspects:
+            return out
+        still = [f for f in rest if f.shape == frame.shape and self._same_view(self._small(f), small)]
+        if len(still) < 2:
+            return out
+        mean = np.mean(np.stack(still), axis=0, dtype=np.float32).round().astype(np.uint8)
+        roller, opening, expected = key
+        expected = expected if expected is not None else 2
+        dice, changed = list(out.dice), False
+        for i, d in enumerate(dice):
+            if not any(d is x for x in suspects):
+                continue
+            f = d.features
+            area, turn = self._beyond_flat_outline(mean, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
+            if area > min(c.second_look_flat_mm2, c.max_beyond_area):
+                continue
+            flat = replace(d, status="flat", reason="", value=f["read_value"],
+                           features={**f, "beyond_mm2": area, "face_turn": turn, "beyond_one_frame_mm2": f["beyond_mm2"],
+                                     "frames_averaged": len(still)})
+            others = [x for j, x in enumerate(dice) if j != i]  # not its own older self, which lies where it does
+            dice[i], changed = self._judge_die(flat, roller, opening, others), True
+        if not changed:
+            return out
+        if opening:
+            dice = self._opening_placements(dice)
+        return self._reading_of(dice, expected, opening)
 
     def prefetch(self, frame: np.ndarray, roller: Player = "bottom", opening: bool = False,
                  expected: int | None = None) -> None:
@@ -666,16 +723,20 @@ class RollReader:
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
         if opening:
             dice = self._opening_placements(dice)
-        verdict, reason = judge_dice(dice, expected)
-        if opening and verdict == "valid" and dice[0].value == dice[1].value:
-            reason += " (opening doubles: roll again)"
-        out = RollReading(tuple(dice), verdict, reason, opening=opening)
+        out = self._reading_of(dice, expected, opening)
         dice_left = None
         if dice:  # where these dice lie, and the board before they came, for telling their leaving later
             if self._reference_level is None:
                 self._reference_level = _masked_median(self.reference, self.search_mask)
             dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_level)
         return out, dice_left
+
+    @staticmethod
+    def _reading_of(dice: Sequence[DieSeen], expected: int, opening: bool) -> "RollReading":
+        verdict, reason = judge_dice(dice, expected)
+        if opening and verdict == "valid" and dice[0].value == dice[1].value:
+            reason += " (opening doubles: roll again)"
+        return RollReading(tuple(dice), verdict, reason, opening=opening)
 
     def rectified(self, frame: np.ndarray, rect_mm, height_mm: float | None = None, *also: np.ndarray,
                   px_per_mm: float | None = None):
@@ -1120,6 +1181,7 @@ class RollReader:
                 placement = "ok"
         status, reason = d.status, d.reason
         f = dict(d.features)
+        f.setdefault("read_value", d.value)  # the value read, before the verdict (a second look may need it)
         support = ""  # something a die could lean on: a checker, the rail, the other die
         if len(self.checkers_mm):
             dist = float(np.min(np.hypot(self.checkers_mm[:, 0] - x, self.checkers_mm[:, 1] - y)))
@@ -1165,7 +1227,7 @@ class RollReader:
         if ratio is not None and ratio > c.max_pattern_ratio:
             return "tilted (its pips are not square)"
         if f.get("beyond_mm2", 0.0) > c.max_beyond_area:
-            return "tilted (its body shows where a flat die's cannot)"
+            return _BODY_SHOWS
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
         return ""

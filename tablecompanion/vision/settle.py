@@ -146,6 +146,7 @@ class RollWatcher:
         self._row_light: RowLight | None = None
         self._quiet: np.ndarray | None = None  # the last quiet view of the table
         self._still = 0
+        self._rest_frames: list[np.ndarray] = []  # the quiet frames since the last motion (at most still_frames)
         self._motion_t: float | None = None  # the time of the last frame with motion
         self._quiet_t: float | None = None  # ... and of the last quiet one
         self._moved = False  # motion since the last decision
@@ -315,12 +316,15 @@ class RollWatcher:
                 # its checkers (30 ms on a board changed by the last play) then stays off the read-ahead
                 self._give_reference()
             self._still = 0
+            self._rest_frames = []
             self._motion_t = t
             self._moved = True
             self._ahead_read = False
             return []
         self._still += 1
         self._quiet_t = t
+        if self._moved:  # a rest that may end in a decision: the reader may look at all its frames
+            self._rest_frames = (self._rest_frames + [frame.copy()])[-self.config.still_frames:]
         rested = self._rested(t)
         if rested:
             self._quiet_frame, self._quiet_small = frame, small
@@ -339,6 +343,9 @@ class RollWatcher:
             self._occluded = True
             return events
         self._give_reference(frame)
+        rest = getattr(self.reader, "use_rest_frames", None)
+        if callable(rest):
+            rest(tuple(self._rest_frames))
         readings = tuple(self.reader(frame, self.dice_config))
         if occlusion > self.config.occlusion_fraction and not readings:
             # large change and no dice: most likely a hand at rest, wait for it to go

@@ -68,6 +68,62 @@ def _open_space_roll(a: int, b: int):
     pytest.fail("no throw in open space among the seeds tried")
 
 
+def _rest_frames(dice, seed: int, n: int = 3):
+    """``n`` more frames of the same throw at rest, each with its own sensor noise (as a camera gives them)."""
+    base = Scene.from_position(Position.initial(), dice=(), home="right")
+    scene = replace(base, dice=tuple(dice))
+    r = renderer_for(Camera.preset("default"), scene)
+    return [r.render(scene, seed=seed + 100 + i)[0] for i in range(n)]
+
+
+def _with_colour_speck(img, centre, side, offset=0.85, radius=0.1):
+    """``img`` with a small patch beside a die (``offset`` die sides right of its centre) tinted as no shading
+    explains: what one frame's noise or a lamp's flicker band leaves beside a flat die."""
+    mask = np.zeros(img.shape[:2], np.uint8)
+    cv2.circle(mask, (int(round(centre[0] + offset * side)), int(round(centre[1]))), max(1, round(radius * side)), 255, -1)
+    tinted = np.clip(img.astype(np.int16) + np.array([40, -40, 0], np.int16), 0, 255).astype(np.uint8)
+    return np.where(mask[..., None] > 0, tinted, img)
+
+
+def test_a_flat_die_s_body_is_looked_at_again_in_the_mean_of_its_rest():
+    """Body beyond a flat die's outline in one frame only (noise, a flickering lamp's band) calls it tilted;
+    the decision measures it again on the mean of the still frames the watcher hands over, where it fades.
+    A tilted die's side face is in every frame, so its roll stays void."""
+    for k in range(10):
+        dice = (Die(6, pose_seed=11 + k), Die(3, pose_seed=31 + k))
+        reader, img, truth = _roll(dice)
+        if _in_open_space(reader, truth):
+            break
+    first = reader.read(img, roller="bottom")
+    assert first.verdict == "valid", first.reason
+    die = first.dice[0]
+    speck = _with_colour_speck(img, die.centre, die.reading.size)
+    rest = _rest_frames(dice, seed=3)
+
+    reader, _, _ = _roll(dice)
+    alone = reader.read(speck, roller="bottom")
+    assert alone.verdict == "void" and "body shows" in alone.reason  # one frame: tilted
+
+    reader, _, _ = _roll(dice)
+    reader.use_rest_frames([speck, *rest])
+    looked_again = reader.read(speck, roller="bottom")
+    assert looked_again.verdict == "valid", looked_again.reason
+    assert sorted(looked_again.values) == sorted(first.values)
+    again = next(d for d in looked_again.dice if math.dist(d.centre, die.centre) < 2)
+    assert again.features["frames_averaged"] == 4
+    assert again.features["beyond_mm2"] <= reader.config.second_look_flat_mm2
+    assert again.features["beyond_one_frame_mm2"] > reader.config.max_beyond_area
+
+    reader, _, _ = _roll(dice)
+    reader.use_rest_frames([speck, img[:, ::-1].copy()])  # a frame of another view is no part of the rest
+    assert reader.read(speck, roller="bottom").verdict == "void"
+
+    tilted = (Die(6, "cocked", pose_seed=11 + k), Die(3, pose_seed=31 + k))
+    reader, img, truth = _roll(tilted)
+    reader.use_rest_frames([img, *_rest_frames(tilted, seed=3)])
+    assert reader.read(img, roller="bottom").verdict != "valid"
+
+
 def test_a_good_roll_is_valid_with_its_values():
     reader, img, truth = _open_space_roll(6, 3)
     rr = reader.read(img, roller="bottom")

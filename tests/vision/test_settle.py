@@ -203,6 +203,29 @@ def test_the_read_ahead_starts_on_the_first_quiet_frame_and_the_decision_waits_t
     assert off.ahead == []
 
 
+class _RestReader(_AheadReader):
+    """Also records the still frames it is handed before each decision (compared by their pixels: the
+    watcher keeps copies, since a camera may reuse its buffer)."""
+
+    def __init__(self, frames):
+        super().__init__(frames)
+        self.frames, self.rests = frames, []
+
+    def use_rest_frames(self, rest):
+        self.rests.append([next(i for i, f in enumerate(self.frames) if f.shape == r.shape and np.array_equal(f, r))
+                           for r in rest])
+
+
+def test_the_decision_hands_the_reader_the_still_frames_of_the_rest_it_decides_on():
+    frames, last_moving = _footage()
+    reader = _RestReader(frames)
+    w = RollWatcher(dice_config=PIPS, reader=reader)
+    (roll,) = [e for e in _run(w, frames) if isinstance(e, RollSettled)]
+    rest = reader.rests[-1]  # the dice's still frames are alike (and like the last moving one, which ends
+    assert len(rest) == w.config.still_frames  # where they lie): each is found as the first of them
+    assert all(i >= last_moving for i in rest)  # no frame of the dice on their way
+
+
 class _NotYetReader(_AheadReader):
     """Cannot read ahead before frame ``ready`` (the last roll's dice not yet seen picked up)."""
 
