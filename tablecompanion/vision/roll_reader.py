@@ -426,7 +426,7 @@ class RollReader:
         if checkers_mm is None and self.reference is not None and np.array_equal(small, self.reference):
             return  # the same view again (the watcher's hook at read-ahead and at the decision): keep what was found
         if self.reference is not None:  # another still view of the table before this throw
-            self._views = (self._views + [(self.reference, self._reference_level)])[-self.config.max_views:]
+            self._keep_view(self.reference, self._reference_level)
         self.reference = small
         self.reference_full = frame.copy()
         self._reference_level = None  # its median green level in the search area, once needed
@@ -441,8 +441,12 @@ class RollReader:
         becoming the reference or having its checkers found: the runner's empty-table view after a pick-up
         seen only once the next throw has come to rest. The watcher hands the reader the board before the
         throw itself; this view shows the checkers the play moved just before."""
-        small = self._small(self._check(frame))
-        self._views = (self._views + [(small, None)])[-self.config.max_views:]
+        self._keep_view(self._small(self._check(frame)), None)
+
+    def _keep_view(self, small: np.ndarray, level: float | None) -> None:
+        """An earlier still view (at half size, with its search area's median level when known) for
+        :meth:`_seen_before`; the last ``max_views`` are kept."""
+        self._views = (self._views + [(small, level)])[-self.config.max_views:]
 
     def learn_checkers(self, frame: np.ndarray) -> None:
         """Find the checkers of a still view of the table now, without making it the reference: a reference
@@ -602,7 +606,7 @@ class RollReader:
         to about 0; a tilted die's side face is in every frame, and a die is called flat again only when the
         mean shows next to no body (``second_look_flat_mm2``)."""
         c = self.config
-        suspects = [d for d in out.dice if d.status == "cocked" and d.reason == _BODY_SHOWS
+        suspects = [i for i, d in enumerate(out.dice) if d.status == "cocked" and d.reason == _BODY_SHOWS
                     and "g_centre_mm" in d.features and d.features.get("read_value") is not None
                     and d.features.get("beyond_mm2", math.inf) <= c.second_look_mm2]
         if not suspects:
@@ -614,9 +618,8 @@ class RollReader:
         roller, opening, expected = key
         expected = expected if expected is not None else 2
         dice, changed = list(out.dice), False
-        for i, d in enumerate(dice):
-            if not any(d is x for x in suspects):
-                continue
+        for i in suspects:
+            d = dice[i]
             f = d.features
             area, turn = self._beyond_flat_outline(mean, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
             if area > min(c.second_look_flat_mm2, c.max_beyond_area):
