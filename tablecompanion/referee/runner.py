@@ -79,6 +79,7 @@ class CameraPipeline:
         self._clear_since_pickup = False
         self._clear_frame = None  # the latest frame the board watcher saw clear (the wait's fallback)
         self._stable_reading = None  # the board watcher's latest stable reading
+        self._current: tuple | None = None  # (the board watcher's reading of the board as it is now, its frame)
         self._turn_before = None  # ... as it stood when this turn's roll settled: the board before the play
         self.referee = referee
         self.calibration = calibration
@@ -222,9 +223,10 @@ class CameraPipeline:
                     loc.dice_settled(ev.dice, image)
                 out.append(self._roll(ev, image))
             elif isinstance(ev, DicePickedUp):
+                after = self._read_after_pickup()
                 if loc is not None:
                     self._dice_gone()
-                out.append(self.dice_picked_up(image))
+                out.append(self.dice_picked_up(image, keep_board=after))
         if loc is not None:
             out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
         out.extend(self._board_now(image, stable))
@@ -250,6 +252,11 @@ class CameraPipeline:
             return None
         if event is not None:
             self._stable_reading = event.reading
+        cur = bw.current
+        if cur is None:
+            self._current = None
+        elif self._current is None or self._current[0] is not cur:
+            self._current = (cur, image.copy())  # a frame source may reuse its buffer
         if bw.state is not None and bw.state.clear:
             self._clear_frame = image
             if self._board_wanted is not None:
@@ -264,9 +271,10 @@ class CameraPipeline:
         if callable(gone):
             gone()
 
-    def dice_picked_up(self, image) -> dict:
+    def dice_picked_up(self, image, keep_board: bool = False) -> dict:
         """The dice picked up (seen, or the board's done button): with a board watcher the board follows
-        once it is clear and still."""
+        once it is clear and still. ``keep_board``: the board watcher's stable reading was made after the
+        dice had gone (:meth:`_read_after_pickup`), so it is the board after the play."""
         self._picked_mark = self._turn_mark()
         if self.board_watcher is None:
             obs = self.board_observation(image)
@@ -274,8 +282,24 @@ class CameraPipeline:
             return obs
         self._board_wanted = 0
         self._clear_since_pickup = False
-        self.board_watcher.current = None  # a reading from before the pick-up (dice on the board) will not do
+        if not keep_board:
+            self.board_watcher.current = None  # a reading from before the pick-up (dice on the board) will not do
         return {"type": "dice_picked_up", "frame": image}
+
+    def _read_after_pickup(self) -> bool:
+        """Whether the board watcher's stable reading was made on a frame that shows the settled dice gone.
+        When the pick-up and the next throw run together, the dice are seen gone only on the first quiet frame
+        after the throw, and the board watcher has read the board after the play while the new dice rolled
+        (rolling dice are no motion to it). Dropping that reading made the call of the throw read the board
+        again (35 ms on the frame of the call)."""
+        loc, bw = self.locator, self.board_watcher
+        if loc is None or bw is None or bw.current is None or self._current is None or self._current[0] is not bw.current:
+            return False
+        try:
+            return bool(loc.gone(self._current[1]))
+        except Exception as exc:  # noqa: BLE001 - unsure: the board is read again
+            log.debug("table %s: pick-up check of the stable board: %s", self.referee.table_id, exc)
+            return False
 
     def flush(self) -> list[dict]:
         """The frames have ended: what is still awaited (the board after a pick-up) from the last clear frame.
@@ -332,8 +356,9 @@ class CameraPipeline:
             self._reads_seen = loc.reads
             self._clean = True
         if quiet and not picked and loc.dice_down and loc.gone(image):
+            after = self._read_after_pickup()
             self._dice_gone()  # the watcher's own pick-up would repeat this one
-            out.append(self.dice_picked_up(image))
+            out.append(self.dice_picked_up(image, keep_board=after))
             self._clean = True
             # a pick-up seen only once the next throw came to rest (they ran together): this frame holds the new
             # dice, and the watcher hands the roll reader the board before the throw at its read-ahead, so the

@@ -358,6 +358,72 @@ def test_an_illegal_play_is_flagged_from_a_clear_board_and_its_late_correction_r
     assert [t["play"] for t in tally] == ["camera", "camera"], tally
 
 
+def test_the_play_before_a_throw_that_ran_into_its_pick_up_is_read_before_the_throw_is_called():
+    """Turn 2 of the demo match: the pick-up and the next throw run together, and the dice are seen gone
+    only on the first quiet frame after that throw. The board watcher had read the board after the play
+    while the new dice rolled; that reading is the play's (its frame shows the old dice gone), so the play
+    goes to the referee at the pick-up, frames before the throw is called. It was dropped before, and the
+    board read again at the call: the demo's operator, who enters a turn once the next roll is down, had
+    entered that play by hand by then."""
+    from tablecompanion.referee.runner import demo_runner
+
+    mat = _mat()
+    ref = _referee(mat)
+    runner = demo_runner(ref, mat, realtime=False, max_turns=4)
+    seen: list = []
+    frames, observe = runner.frames, runner._observe
+    count = [0]
+
+    def counted():
+        for item in frames:
+            count[0] += 1
+            yield item
+
+    def observed(obs):
+        if isinstance(obs, dict):
+            seen.append((count[0], obs.get("type"), obs.get("play")))
+        return observe(obs)
+
+    runner.frames, runner._observe = counted(), observed
+    runner.run()
+    assert [(t["roll"], t["play"]) for t in runner.operator.tally.turns] == [("camera", "camera")] * 4
+    plays = [(f, play) for f, typ, play in seen if typ == "board" and play]
+    rolls = [f for f, typ, _ in seen if typ == "roll"]
+    assert len(plays) == 4
+    for f, play in plays[:-1]:
+        later = [r for r in rolls if r >= f]
+        assert later and later[0] > f, f"the play {play} came on the frame of the next roll's call ({f})"
+
+
+def test_a_board_reading_made_before_the_dice_were_seen_gone_is_no_play():
+    """At a pick-up the board watcher's stable reading is kept only when the frame it was made on shows the
+    settled dice gone; otherwise (a reading from while they still lay) it is dropped, as the pick-up from the
+    board's done button drops it, and the board is read afresh."""
+    from types import SimpleNamespace
+
+    from tablecompanion.referee.runner import CameraPipeline
+
+    ref = Referee("1", TableSettings())
+    pipe = CameraPipeline(ref, None, watch_board=False)
+    reading = SimpleNamespace(reading="the board after the play")
+    shown = {}
+    pipe.board_watcher = SimpleNamespace(current=reading, state=None)
+    pipe.locator = SimpleNamespace(gone=lambda frame: shown[id(frame)])
+    with_dice, without = np.zeros((4, 4, 3), np.uint8), np.ones((4, 4, 3), np.uint8)
+    shown.update({id(with_dice): False, id(without): True})
+    pipe._current = (reading, without)
+    assert pipe._read_after_pickup()
+    pipe.dice_picked_up(without, keep_board=True)
+    assert pipe.board_watcher.current is reading
+    pipe._current = (reading, with_dice)
+    assert not pipe._read_after_pickup()
+    pipe.dice_picked_up(with_dice, keep_board=False)
+    assert pipe.board_watcher.current is None
+    pipe.board_watcher.current = SimpleNamespace(reading="another")  # not the reading whose frame was kept
+    pipe._current = (reading, without)
+    assert not pipe._read_after_pickup()
+
+
 def test_a_re_roll_thrown_as_the_void_dice_are_picked_up_is_read_whole():
     """Demo footage with void throws (seed 1): the re-roll after the void throw of turn 6 comes to rest on the
     first still frame after the pick-up. That frame, which shows the new dice, is among the roll reader's
