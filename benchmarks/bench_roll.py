@@ -127,6 +127,7 @@ def run_latency(turns: int = TURNS, fps: float = FPS, *, seed: int = 0, inject: 
             "frames": len(truths), "frames_processed": len(cpu), "frames_per_s": len(cpu) / max(sum(cpu), 1e-9),
             "calls_seen": [(index[i], typ, what) for i, typ, what in calls],
             "frame_index": index, "frame_cpu_ms": [c * 1000.0 for c in cpu], "frame_done_s": done,
+            "throws_seen": [(s, {k: v for k, v in e.items() if k != "type"}) for s, e in throws],
             "tally": runner.operator.tally.summary()}
 
 
