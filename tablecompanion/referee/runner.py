@@ -372,22 +372,27 @@ class CameraPipeline:
     def _roll(self, ev, image) -> dict:
         if ev.verdict != "valid":
             obs = {"type": "roll_void", "reason": ev.reason, "frame": image}
-            if getattr(ev, "proposal", None):
-                obs["proposal"] = list(ev.proposal)
+            proposal = list(getattr(ev, "proposal", None) or ())
+            if proposal and ev.opening:
+                # one die each: whose is whose from the halves they lie in; without a calibration nobody knows
+                proposal = (self._opening_order(ev.dice, proposal) if self.calibration is not None else None) or []
+            if proposal:
+                obs["proposal"] = proposal
             return obs
         values = [d.value for d in ev.dice]
         if ev.opening and self.calibration is not None:
-            values = self._opening_order(ev.dice, values)
+            values = self._opening_order(ev.dice, values) or values  # the watcher already called it void
         return {"type": "roll", "dice": values, "frame": image}
 
-    def _opening_order(self, dice, values) -> list[int]:
-        """[X's die, O's die] from which player's right-hand board each die lies in."""
+    def _opening_order(self, dice, values) -> list[int] | None:
+        """[X's die, O's die] from which player's right-hand board each die lies in; None when both lie in
+        one half."""
         geo = self.calibration.geometry
         mm = self.calibration.image_to_board([d.centre for d in dice])
         bottom_half = geo.right_hand_board("bottom")
         in_bottom = [bottom_half[0] <= x <= bottom_half[2] for x, _ in mm]
         if in_bottom[0] == in_bottom[1]:
-            return values  # the watcher already called this roll void; keep the order seen
+            return None
         by_side = {"bottom": values[0] if in_bottom[0] else values[1],
                    "top": values[1] if in_bottom[0] else values[0]}
         return [by_side[self.sides["X"]], by_side[self.sides["O"]]]

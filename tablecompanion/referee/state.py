@@ -691,8 +691,11 @@ class TableState:
                     "cancelled_roll": cancelled, "message": f"void roll ({who}): {reason}; roll again"}
         self.roll_proposal = None
         if proposal and not cancelled:
-            roll = "-".join(map(str, sorted(proposal, reverse=True)))
-            self.roll_proposal = {"player": player, "dice": list(proposal), "reason": reason}
+            if player is None and len(proposal) == 2:  # the opening roll: one die each, X's first
+                roll = f"{proposal[0]} for {self._name('X')}, {proposal[1]} for {self._name('O')}"
+            else:
+                roll = "-".join(map(str, sorted(proposal, reverse=True)))
+            self.roll_proposal = {"player": player, "dice": list(proposal), "reason": reason, "roll": roll}
             decision["proposal"] = list(proposal)
             decision["message"] = (f"void roll ({who}): {reason}; the camera read {roll}: "
                                    f"if the die lies flat, enter {roll}, else roll again")

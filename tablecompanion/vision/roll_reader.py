@@ -302,9 +302,10 @@ class RollReading:
 
     @property
     def proposal(self) -> tuple[int, ...] | None:
-        """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`);
-        never for the opening roll, whose dice belong one to each player."""
-        return propose(self.dice, 2) if self.verdict == "unclear" and not self.opening else None
+        """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`).
+        For the opening roll the dice are in the order seen (each lies in its player's half: the caller, who
+        knows the halves, says whose is whose), and equal dice are none (they are rolled again anyway)."""
+        return _opening_checked(propose(self.dice, 2), self.opening) if self.verdict == "unclear" else None
 
 
 def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | None:
@@ -319,6 +320,13 @@ def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | Non
             return None
         values.append(int(value))
     return tuple(values)
+
+
+def _opening_checked(proposal: tuple[int, ...] | None, opening: bool) -> tuple[int, ...] | None:
+    """No proposal of equal opening dice: a tie is rolled again whether the die leans or not."""
+    if proposal is not None and opening and len(set(proposal)) < len(proposal):
+        return None
+    return proposal
 
 
 def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict, str]:
@@ -1269,7 +1277,7 @@ class RollReader:
         die read, placed right and otherwise flat. A die beside a checker or the rail may lean on it, and at
         webcam resolution a lean of 20-30 degrees does not show, so the reader cannot accept the roll; a
         person at the table can see it, as a floor referee would. None when there is nothing to propose."""
-        return propose(self._judged(readings, roller, opening), expected)
+        return _opening_checked(propose(self._judged(readings, roller, opening), expected), opening)
 
     def _judged(self, readings: Sequence[DiceReading], roller: Player, opening: bool) -> list[DieSeen]:
         """The dice of the last read behind ``readings`` (a die this reader did not read is taken as it

@@ -415,7 +415,7 @@ class RollWatcher:
                 reason += " (opening doubles: roll again)"
             propose = getattr(self.reader, "proposal_for", None)
             proposal = propose(readings, self.roller_side, self.opening, self.config.expected_dice) \
-                if verdict != "valid" and not self.opening and callable(propose) else None
+                if verdict != "valid" and callable(propose) else None
             return RollSettled(readings, tuple(placements), verdict, reason, idx, t, self.opening, proposal)
         if self.opening:
             placements = place_opening_roll(list(readings), self.board_from_image, self.geometry)

@@ -157,6 +157,22 @@ def test_a_roll_the_camera_could_not_accept_for_what_a_die_touches_can_be_taken(
     assert snap["dice"] == [6, 3] and snap["roll_proposal"] is None
 
 
+def test_an_opening_roll_the_camera_could_not_accept_is_put_to_the_players_die_by_die(make_ref):
+    """The opening roll's dice belong one to each player: the proposal is X's die then O's, and says so."""
+    ref = make_ref()
+    out = ref.observe({"type": "roll_void", "proposal": [2, 5],
+                       "reason": "die 1 unclear (touching the board's edge: it may lean on it): re-roll"})
+    assert decisions(out) == ["void_roll"] and out[0]["proposal"] == [2, 5]
+    assert "the camera read 2 for Alice, 5 for Bob" in out[0]["message"]
+    snap = ref.snapshot()
+    assert snap["roll_proposal"]["player"] is None and snap["roll_proposal"]["roll"] == "2 for Alice, 5 for Bob"
+    ref.act({"action": "roll", "dice": snap["roll_proposal"]["dice"]})  # what the dashboard's button sends
+    snap = ref.snapshot()
+    assert snap["turn"] == "O" and sorted(snap["dice"]) == [2, 5] and snap["roll_proposal"] is None
+    opening = [h for h in snap["history"] if h.get("action") == "opening_roll"]
+    assert [h["dice"] for h in opening] == [[2, 5]]  # X's die first, as the camera saw the halves
+
+
 def test_a_proposal_lasts_until_the_next_event_and_must_be_two_dice(make_ref):
     ref = make_ref()
     ref.observe({"type": "roll", "dice": [3, 1]})

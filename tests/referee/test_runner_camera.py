@@ -424,6 +424,34 @@ def test_a_board_reading_made_before_the_dice_were_seen_gone_is_no_play():
     assert not pipe._read_after_pickup()
 
 
+def test_an_opening_roll_put_to_the_players_says_whose_die_is_whose():
+    """The roll reader proposes an opening roll's dice in the order seen; the pipeline orders them [X's, O's]
+    by the half each lies in, and proposes nothing when it cannot tell (no calibration)."""
+    from types import SimpleNamespace
+
+    from tablecompanion.referee.runner import CameraPipeline
+
+    cal = _calibration()
+    geo = cal.geometry
+    ref = Referee("1", TableSettings())
+    pipe = CameraPipeline(ref, cal, watch_board=False)
+    bottom_player = ref.settings.bottom_player
+
+    def centre(rect):
+        return ((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2)
+
+    top_die = DiceReading(None, centre(geo.right_hand_board("top")), (), 0.0, "unclear")
+    bottom_die = DiceReading(4, centre(geo.right_hand_board("bottom")), (), 1.0, "flat")
+    ev = SimpleNamespace(verdict="unclear", reason="die 1 unclear (touching a checker: it may lean on it): re-roll",
+                         proposal=(6, 4), opening=True, dice=(top_die, bottom_die))
+    obs = pipe._roll(ev, None)
+    by_player = {bottom_player: 4, ("O" if bottom_player == "X" else "X"): 6}
+    assert obs["type"] == "roll_void" and obs["proposal"] == [by_player["X"], by_player["O"]]
+    assert "proposal" not in CameraPipeline(ref, None, watch_board=False)._roll(ev, None)
+    later = SimpleNamespace(**{**vars(ev), "opening": False})
+    assert pipe._roll(later, None)["proposal"] == [6, 4]
+
+
 def test_a_re_roll_thrown_as_the_void_dice_are_picked_up_is_read_whole():
     """Demo footage with void throws (seed 1): the re-roll after the void throw of turn 6 comes to rest on the
     first still frame after the pick-up. That frame, which shows the new dice, is among the roll reader's

@@ -17,7 +17,7 @@ from tablecompanion.sim.render import renderer_for
 from tablecompanion.vision.dice import DiceReading
 from tablecompanion.vision.roll_eval import checker_centres
 from tablecompanion.vision.roll_reader import (
-    DieSeen, RollReadError, RollReader, RollReaderConfig, camera_from_homography, grid_read, judge_dice, propose,
+    DieSeen, RollReadError, RollReader, RollReaderConfig, RollReading, camera_from_homography, grid_read, judge_dice, propose,
 )
 
 
@@ -665,6 +665,18 @@ def test_only_a_roll_unclear_for_what_a_die_touches_is_proposed():
     assert propose([_seen(None, "unclear", reason="unreadable"), touching]) is None
     assert propose([_seen(6, placement="across the bar"), touching]) is None
     assert propose([touching]) is None  # one die of two seen
+
+
+def test_an_opening_roll_is_proposed_in_the_order_seen_unless_its_dice_are_equal():
+    """One die each: the reader gives the values as it saw the dice (the caller, who knows the halves, says
+    whose is whose); equal opening dice are rolled again whatever the die does, so they are no proposal."""
+    touching = _seen(None, "unclear", reason="touching the board's edge: it may lean on it", proposed=3)
+    reason = "die 2 unclear (touching the board's edge: it may lean on it): re-roll"
+    opening = RollReading((_seen(6), touching), "unclear", reason, opening=True)
+    assert opening.proposal == (6, 3)
+    assert RollReading((touching, _seen(6)), "unclear", reason, opening=True).proposal == (3, 6)
+    assert RollReading((_seen(3), touching), "unclear", reason, opening=True).proposal is None
+    assert RollReading((_seen(3), touching), "unclear", reason).proposal == (3, 3)  # a later roll's doubles are
 
 
 def test_a_roll_under_mains_flicker_is_read_as_without_it():
