@@ -691,7 +691,7 @@ class TableState:
                     "cancelled_roll": cancelled, "message": f"void roll ({who}): {reason}; roll again"}
         self.roll_proposal = None
         if proposal and not cancelled:
-            if player is None and len(proposal) == 2:  # the opening roll: one die each, X's first
+            if game.awaiting == "opening_roll" and len(proposal) == 2:  # one die each, X's first
                 roll = f"{proposal[0]} for {self._name('X')}, {proposal[1]} for {self._name('O')}"
             else:
                 roll = "-".join(map(str, sorted(proposal, reverse=True)))
