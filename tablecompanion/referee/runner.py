@@ -223,10 +223,7 @@ class CameraPipeline:
                     loc.dice_settled(ev.dice, image)
                 out.append(self._roll(ev, image))
             elif isinstance(ev, DicePickedUp):
-                after = self._read_after_pickup()
-                if loc is not None:
-                    self._dice_gone()
-                out.append(self.dice_picked_up(image, keep_board=after))
+                out.append(self._dice_seen_gone(image))
         if loc is not None:
             out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
         out.extend(self._board_now(image, stable))
@@ -253,7 +250,7 @@ class CameraPipeline:
         if event is not None:
             self._stable_reading = event.reading
         cur = bw.current
-        if cur is None:
+        if cur is None or self.locator is None:  # only the locator can tell whether the dice were gone in it
             self._current = None
         elif self._current is None or self._current[0] is not cur:
             self._current = (cur, image.copy())  # a frame source may reuse its buffer
@@ -285,6 +282,14 @@ class CameraPipeline:
         if not keep_board:
             self.board_watcher.current = None  # a reading from before the pick-up (dice on the board) will not do
         return {"type": "dice_picked_up", "frame": image}
+
+    def _dice_seen_gone(self, image) -> dict:
+        """The camera saw the dice picked up: the locator (and the watcher) let them go, and the board follows;
+        the board watcher's stable reading stands when it was made after they had gone."""
+        after = self._read_after_pickup()  # asked before the locator forgets where the dice lay
+        if self.locator is not None:
+            self._dice_gone()
+        return self.dice_picked_up(image, keep_board=after)
 
     def _read_after_pickup(self) -> bool:
         """Whether the board watcher's stable reading was made on a frame that shows the settled dice gone.
@@ -356,9 +361,7 @@ class CameraPipeline:
             self._reads_seen = loc.reads
             self._clean = True
         if quiet and not picked and loc.dice_down and loc.gone(image):
-            after = self._read_after_pickup()
-            self._dice_gone()  # the watcher's own pick-up would repeat this one
-            out.append(self.dice_picked_up(image, keep_board=after))
+            out.append(self._dice_seen_gone(image))  # the watcher's own pick-up would repeat this one
             self._clean = True
             # a pick-up seen only once the next throw came to rest (they ran together): this frame holds the new
             # dice, and the watcher hands the roll reader the board before the throw at its read-ahead, so the
@@ -375,7 +378,7 @@ class CameraPipeline:
             proposal = list(getattr(ev, "proposal", None) or ())
             if proposal and ev.opening:
                 # one die each: whose is whose from the halves they lie in; without a calibration nobody knows
-                proposal = (self._opening_order(ev.dice, proposal) if self.calibration is not None else None) or []
+                proposal = self._opening_order(ev.dice, proposal) if self.calibration is not None else None
             if proposal:
                 obs["proposal"] = proposal
             return obs

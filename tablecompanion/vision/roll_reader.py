@@ -305,12 +305,13 @@ class RollReading:
         """The roll to put to the players when it is unclear only for what a die touches (see :func:`propose`).
         For the opening roll the dice are in the order seen (each lies in its player's half: the caller, who
         knows the halves, says whose is whose), and equal dice are none (they are rolled again anyway)."""
-        return _opening_checked(propose(self.dice, 2), self.opening) if self.verdict == "unclear" else None
+        return propose(self.dice, 2, self.opening) if self.verdict == "unclear" else None
 
 
-def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | None:
+def propose(dice: Sequence[DieSeen], expected: int = 2, opening: bool = False) -> tuple[int, ...] | None:
     """The roll ``dice`` show if those unclear only for what they touch lie flat (``DieSeen.proposed``),
-    when every other die is flat, read and placed right; None otherwise."""
+    when every other die is flat, read and placed right; None otherwise, and for ``opening`` dice that are
+    equal (a tie is rolled again whether the die leans or not)."""
     if len(dice) != expected or not any(d.proposed for d in dice):
         return None
     values = []
@@ -319,14 +320,9 @@ def propose(dice: Sequence[DieSeen], expected: int = 2) -> tuple[int, ...] | Non
         if value is None or d.placement not in ("ok", "unknown"):
             return None
         values.append(int(value))
-    return tuple(values)
-
-
-def _opening_checked(proposal: tuple[int, ...] | None, opening: bool) -> tuple[int, ...] | None:
-    """No proposal of equal opening dice: a tie is rolled again whether the die leans or not."""
-    if proposal is not None and opening and len(set(proposal)) < len(proposal):
+    if opening and len(set(values)) < len(values):
         return None
-    return proposal
+    return tuple(values)
 
 
 def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict, str]:
@@ -1277,7 +1273,7 @@ class RollReader:
         die read, placed right and otherwise flat. A die beside a checker or the rail may lean on it, and at
         webcam resolution a lean of 20-30 degrees does not show, so the reader cannot accept the roll; a
         person at the table can see it, as a floor referee would. None when there is nothing to propose."""
-        return _opening_checked(propose(self._judged(readings, roller, opening), expected), opening)
+        return propose(self._judged(readings, roller, opening), expected, opening)
 
     def _judged(self, readings: Sequence[DiceReading], roller: Player, opening: bool) -> list[DieSeen]:
         """The dice of the last read behind ``readings`` (a die this reader did not read is taken as it
