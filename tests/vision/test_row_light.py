@@ -69,3 +69,24 @@ def test_lab_lightness_is_matched_with_its_offset():
 def test_pictures_of_another_size_are_a_clear_error():
     with pytest.raises(ValueError, match="built for"):
         RowLight(_rows()).match(np.zeros((10, 10), np.uint8), np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("per_row", [True, False])
+def test_the_scaled_picture_is_the_per_pixel_formula_and_each_call_its_own(per_row):
+    """The scale worked out once per row (a picture scaled from the camera's) or per pixel (any rows map)
+    gives ``(earlier + offset) * scale(row) - offset`` rounded, pixel for pixel, in colour too; and the work
+    picture kept between calls never leaks into an earlier call's answer."""
+    rng = np.random.default_rng(5)
+    h, w = 48, 64
+    rows = _rows(h, w) if per_row else rng.random((h, w)).astype(np.float32)
+    light = RowLight(rows, bands=8, offset=0.0 if per_row else 41.0)
+    scene = rng.integers(0, 256, (h, w, 3), np.uint8)
+    later = np.clip(scene.astype(float) * (1.0 + 0.08 * rows)[..., None], 0, 255).astype(np.uint8)
+    first = light.match(scene, later)
+    gains = light.gains(scene, later)
+    scale = np.interp(rows.ravel(), light._centres, gains).reshape(h, w)[..., None]
+    expected = np.clip((scene.astype(np.float64) + light.offset) * scale - light.offset + 0.5, 0, 255).astype(np.uint8)
+    assert first is not scene and np.array_equal(first, expected)
+    kept = first.copy()
+    light.match(later, scene)  # another call reuses the work picture
+    assert np.array_equal(first, kept)
