@@ -1515,24 +1515,35 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     best_turn = np.zeros((len(resps), n_pat), int)
     best_k = np.zeros((len(resps), n_pat), int)
     best_at = np.zeros((len(resps), n_pat, 9), np.float32)
-    stack = np.empty((9, bh, bw), np.float32)
+    # work arrays made once: the shifted responses per polarity, and the scores' terms
+    stacks = [np.empty((9, bh, bw), np.float32) for _ in resps]
+    gain, extra, on = (np.empty((9, n), np.float32) for _ in range(3))
+    scores, blank = np.empty((n_pat, n), np.float32), np.empty(n, np.float32)
     rows = np.arange(n_pat)
+    flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+    for stack, resp in zip(stacks, resps):  # the lattice's centre place is the same at every turn
+        cv2.warpAffine(resp, np.array([[1.0, 0.0, bx0 + 0.0], [0.0, 1.0, by0 + 0.0]]), (bw, bh), dst=stack[4],
+                       flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
     for ti, turn in enumerate(turns):
         offs = _lattice_offsets(turn, pitch * side_px)
-        for pi, (resp, tau) in enumerate(zip(resps, taus)):
+        for pi, (resp, tau, stack) in enumerate(zip(resps, taus, stacks)):
             for i, (ox, oy) in enumerate(offs):
+                if i == 4:
+                    continue
                 # the response shifted by one lattice offset (bilinear), over the box of lattice centres
                 M = np.array([[1.0, 0.0, bx0 + ox], [0.0, 1.0, by0 + oy]])
-                cv2.warpAffine(resp, M, (bw, bh), dst=stack[i], flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+                cv2.warpAffine(resp, M, (bw, bh), dst=stack[i], flags=flags, borderMode=cv2.BORDER_CONSTANT,
+                               borderValue=0.0)
             flat = stack.reshape(9, n)
-            gain = flat - np.float32(tau)  # > 0: a pip there
-            extra = 2.0 * np.maximum(gain, 0.0)  # a pip where the face should be blank costs twice
+            np.subtract(flat, np.float32(tau), out=gain)  # > 0: a pip there
+            np.maximum(gain, 0.0, out=extra)
+            extra *= 2.0  # a pip where the face should be blank costs twice
+            np.add(gain, extra, out=on)
             # score = gain at the pattern's pips - extra at its blanks = pattern . (gain + extra) - sum(extra);
             # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
             # compete with the camera thread for the cores
-            scores = np.einsum("pk,kn->pn", _PATTERN_ON, gain + extra, optimize=False)
-            scores -= extra.sum(axis=0)
+            np.einsum("pk,kn->pn", _PATTERN_ON, on, optimize=False, out=scores)
+            scores -= extra.sum(axis=0, out=blank)
             if exclude:
                 scores[:, banned] = -1e9
             ks = np.argmax(scores, axis=1)
