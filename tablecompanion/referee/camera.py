@@ -189,6 +189,18 @@ class DiceLocator:
         empty-table view that pick-ups are judged against stays the runner's)."""
         return self._roll_reference if self.roll_reader is not None else None
 
+    @property
+    def learn_board(self):
+        """``RollWatcher``'s hook: the board the next throw will likely be read against (the last play caught
+        up while the dice roll), for the roll reader to find its checkers on a frame in motion."""
+        return self._learn_board if self.roll_reader is not None else None
+
+    def _learn_board(self, board) -> None:
+        try:
+            self.roll_reader.learn_ahead(board)
+        except Exception as exc:  # noqa: BLE001 - a frame of another size: the read-ahead searches itself
+            log.debug("roll reader could not learn a board ahead: %s", exc)
+
     def _roll_reference(self, frame) -> None:
         try:
             if self.settled:  # dice down: nothing is read, the settled dice are only followed ...

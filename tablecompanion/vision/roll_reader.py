@@ -384,6 +384,8 @@ class RollReader:
         self.last: RollReading | None = None
         self._checker_boards: list[tuple[np.ndarray, float, np.ndarray]] = []  # (board, level, checkers found)
         self._learned: np.ndarray | None = None  # the last frame given to learn_checkers
+        # a board learned ahead (``learn_ahead``): its half-size view, median level and checkers
+        self._ahead: tuple[np.ndarray, float, np.ndarray] | None = None
         self.crops_read = 0
         self._pending: _ReadAhead | None = None  # a read done ahead of the watcher's decision
         self._previous: _LastDice | None = None  # the last delivered read's dice and the board before them
@@ -465,6 +467,22 @@ class RollReader:
         self._checkers_on(checked, self._small(checked))
         self._learned = frame
 
+    def learn_ahead(self, frame: np.ndarray) -> None:
+        """Find the checkers of a board the next reference will likely be, kept apart from the boards
+        known (one at a time, each replacing the last): the board the last play left, made while the dice
+        of a throw that ran into it still roll. Kept apart, a board made too early never pushes out the
+        board before the throw's motion, which the watcher hands over again on every quiet frame while
+        the last dice lie."""
+        checked = self._check(frame)
+        small = self._small(checked)
+        if self._ahead is not None and self._same_board(small, self._ahead[0], self._ahead[1]):
+            return
+        for board, level, _ in self._checker_boards:
+            if self._same_board(small, board, level):
+                return
+        found = np.asarray(self._find_checkers(checked), np.float64).reshape(-1, 2)
+        self._ahead = (small, _masked_median(small, self.search_mask), found)
+
     def _checkers_on(self, frame: np.ndarray, small: np.ndarray) -> np.ndarray:
         """The checkers of ``frame`` (``small``: it at half size): those found on an earlier view of the same
         board (only the last throw's dice may differ, :meth:`_same_board`), else found now. References come
@@ -473,7 +491,10 @@ class RollReader:
         for board, level, found in self._checker_boards:
             if self._same_board(small, board, level):
                 return found
-        found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
+        if self._ahead is not None and self._same_board(small, self._ahead[0], self._ahead[1]):
+            found, self._ahead = self._ahead[2], None  # the board learned ahead: now one of the known
+        else:
+            found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
         level = _masked_median(small, self.search_mask)
         self._checker_boards = ([(small, level, found)] + self._checker_boards)[:3]
         return found

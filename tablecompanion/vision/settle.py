@@ -69,6 +69,9 @@ class SettleConfig:
     # the board made so is kept while nothing larger than dice moves (so the read ahead and the decision
     # read against the same board); motion over this fraction of the picture (a hand) makes it anew
     stale_refresh_fraction: float = 0.01
+    # while dice roll after such a play, the board it left is looked for on every this many frames (made as
+    # it will be at the read-ahead, and handed to the reader to find its checkers ahead)
+    learn_every: int = 3
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,8 @@ class RollWatcher:
         self._small_now: np.ndarray | None = None
         self._index_now = 0
         self._caught_up: np.ndarray | None = None  # that board, made once after each hand's motion
+        self._learned_ahead = False  # ... and handed to the reader while the dice rolled (``_learn_ahead``)
+        self._learn_wait = 0  # frames until the next look for that board
         self.frames_seen = 0
         self.bad_frames = 0
 
@@ -208,12 +213,23 @@ class RollWatcher:
         checkers for a hand over the board and reads no dice."""
         if self._caught_up is not None:
             return self._caught_up
+        board, state = self._catch_up(frame)
+        if state != "unknown":
+            self._caught_up = board
+        return board
+
+    def _catch_up(self, frame: np.ndarray, whole_only: bool = False) -> tuple[np.ndarray, str]:
+        """The board :meth:`_caught_up_board` makes of ``frame``, and how: "unknown" (no motion copies or
+        calibration: the board before the motion as it was), "unchanged" (no piece has changed and stood
+        still since), "whole" (every such piece taken from ``frame``) or "filled" (part of one was covered in
+        ``frame``, by a die or a hand, and filled from around it; with ``whole_only`` not made: the board
+        before the motion is returned)."""
         board = self.before_motion
         small, before, settled = self._small_now, self._before_small, self._settled_view
         die = self._die_px(frame)
         if small is None or before is None or settled is None or die is None or before.shape != small.shape \
                 or frame.shape != board.shape:
-            return board
+            return board, "unknown"
         scale = small.shape[1] / frame.shape[1]
         threshold = self.config.pixel_threshold
         moved = (cv2.absdiff(settled, self._row_light.match(before, settled)) > threshold).astype(np.uint8)
@@ -224,14 +240,15 @@ class RollWatcher:
         min_px = self.config.stale_min_faces * (die * scale) ** 2
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
         if not big:
-            self._caught_up = board
-            return board
+            return board, "unchanged"
         square = np.ones((3, 3), np.uint8)
         pieces = cv2.dilate(np.isin(labels, big).astype(np.uint8), square)  # a moved checker's blurred rim
         # what lies there now and has not stood still long (a die of this throw where a checker left) is no
         # part of the board before the throw, and neither is what the old board showed there (the checker):
         # that hole is filled from around it
         new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
+        if whole_only and (pieces & new).any():
+            return board, "filled"
         size = (frame.shape[1], frame.shape[0])
         keep = cv2.resize(pieces & (1 - new), size, interpolation=cv2.INTER_NEAREST).astype(bool)
         out = board.copy()
@@ -242,8 +259,29 @@ class RollWatcher:
             x0, y0 = max(0, x - 8), max(0, y - 8)
             x1, y1 = min(size[0], x + w + 8), min(size[1], y + h + 8)
             out[y0:y1, x0:x1] = cv2.inpaint(out[y0:y1, x0:x1], hole[y0:y1, x0:x1], 3, cv2.INPAINT_TELEA)
-        self._caught_up = out
-        return out
+            return out, "filled"
+        return out, "whole"
+
+    def _learn_ahead(self, frame: np.ndarray) -> None:
+        """While the dice roll after a play that ran into the throw, the board that play left (caught up as
+        :meth:`_caught_up_board` will make it at the read-ahead) is handed to a reader that finds checkers
+        ahead (``learn_board``): the search (30-70 ms on a board the play changed) then falls on a frame in
+        motion instead of the read-ahead. Only a board whose moved pieces are all in view goes, once per
+        hand's motion, looked for on every ``learn_every``-th frame (4 ms a look). The reader reuses what it
+        found only for a reference that shows the same board
+        (``RollReader._same_board``: at most a die face of change), so a board made too early (a checker not
+        yet still 20 frames) costs a search at the read-ahead as before and nothing else."""
+        learn = getattr(self.reader, "learn_board", None)
+        if self._learned_ahead or not self._before_down or not callable(learn):
+            return
+        self._learn_wait -= 1
+        if self._learn_wait > 0:
+            return
+        self._learn_wait = self.config.learn_every
+        board, state = self._catch_up(frame, whole_only=True)
+        if state == "whole":
+            self._learned_ahead = True
+            learn(board)
 
     def _die_px(self, frame: np.ndarray) -> float | None:
         """A die's side in frame pixels at the middle of the playing surface (None without a calibration)."""
@@ -309,6 +347,8 @@ class RollWatcher:
         if motion > self.config.moving_fraction:
             if motion > self.config.stale_refresh_fraction:
                 self._caught_up = None  # a hand or an arm moved since it was made: make it again when asked
+                self._learned_ahead = False
+                self._learn_wait = 0  # the first frame the hand has gone looks at once
             if self._rested(self._quiet_t) and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand
                 self._before_small, self._before_down = self._quiet_small, self._quiet_down
@@ -320,6 +360,8 @@ class RollWatcher:
             self._motion_t = t
             self._moved = True
             self._ahead_read = False
+            if motion <= self.config.stale_refresh_fraction:  # dice rolling, no hand: a frame to spare
+                self._learn_ahead(frame)
             return []
         self._still += 1
         self._quiet_t = t

@@ -3,6 +3,7 @@ and (with the shared match files) simulator footage read end to end by the real 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from pathlib import Path
@@ -393,6 +394,40 @@ def test_the_play_before_a_throw_that_ran_into_its_pick_up_is_read_before_the_th
     for f, play in plays[:-1]:
         later = [r for r in rolls if r >= f]
         assert later and later[0] > f, f"the play {play} came on the frame of the next roll's call ({f})"
+
+
+def test_the_board_a_play_left_has_its_checkers_found_while_the_next_throw_rolls():
+    """In the demo's first turns the play, the pick-up and the next throw run together: the board before
+    the throw is made at the read-ahead from the last still board and the play's moved checkers, and its
+    checkers were searched for there (30-70 ms on the throw's most time-critical frame). The watcher now
+    makes that board while the dice roll and the roll reader finds its checkers then; at the read-ahead
+    the same board takes them at once. They are the checkers a search at the read-ahead finds, and the
+    turns are read as before."""
+    from tablecompanion.referee.runner import demo_runner
+    from tablecompanion.vision.roll_reader import RollReader
+
+    mat = _mat()
+    runner = demo_runner(_referee(mat), mat, realtime=False, max_turns=4)
+    taken: list = []
+    checkers_on = RollReader._checkers_on
+
+    def spied(self, frame, small):
+        ahead = self._ahead
+        found = checkers_on(self, frame, small)
+        if ahead is not None and self._ahead is None:  # the board learned ahead served this reference
+            taken.append((found, np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)))
+        return found
+
+    RollReader._checkers_on = spied
+    try:
+        runner.run()
+    finally:
+        RollReader._checkers_on = checkers_on
+    assert [(t["roll"], t["play"]) for t in runner.operator.tally.turns] == [("camera", "camera")] * 4
+    assert taken, "no reference took its checkers from a board learned while the dice rolled"
+    for learned, searched in taken:
+        assert len(learned) == len(searched)
+        assert max(min(math.dist(p, q) for q in searched) for p in learned) < 5.0  # Hough steps
 
 
 def test_a_board_reading_made_before_the_dice_were_seen_gone_is_no_play():

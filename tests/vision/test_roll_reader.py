@@ -627,6 +627,49 @@ def test_checkers_learned_ahead_serve_a_later_reference_of_the_same_board(monkey
     assert max(min(math.dist(p, q) for q in fresh.checkers_mm) for p in reader.checkers_mm) < 5.0  # Hough steps
 
 
+def test_a_board_learned_ahead_serves_only_a_reference_of_the_same_board_and_evicts_none(monkeypatch):
+    """``learn_ahead`` (the watcher, while the dice of a throw that ran into the last play still roll) finds
+    the checkers of the board that play left, kept apart from the boards known: a reference of that board
+    then finds them at once (not on the read-ahead); a board learned that the reference does not show (made
+    too early) costs a search at the reference as before; and the boards known stay known."""
+    start = Position.initial()
+    base = Scene.from_position(start, dice=())
+    played = Scene.from_position(start.apply(start.parse_play("13/7 8/7", (6, 1))), dice=())
+    # a board the reference will not show: one checker of the play elsewhere (as a board made before the
+    # play's last checker had stood still would be)
+    other = Scene.from_position(start.apply(start.parse_play("13/7 6/5", (6, 1))), dice=())
+    r = renderer_for(Camera.preset("default"), base)
+    ref, _ = r.render(base, seed=1)
+    reader = RollReader(calibrate_from_markers(ref))
+    finds: list = []
+    real = reader._find_checkers
+    monkeypatch.setattr(reader, "_find_checkers", lambda f: finds.append(1) or real(f))
+    reader.set_reference(ref)
+    known = list(reader._checker_boards)
+    reader.learn_ahead(r.render(played, seed=2)[0])
+    assert len(finds) == 2 and reader.reference is not None and reader._checker_boards == known
+    reader.learn_ahead(r.render(played, seed=3)[0])  # the same board again (other noise): no search
+    reader.learn_ahead(r.render(base, seed=4)[0])  # a board known: no search
+    assert len(finds) == 2
+    reader.set_reference(r.render(base, seed=5)[0])  # the board before the motion, handed over again
+    assert len(finds) == 2
+    reader.set_reference(r.render(played, seed=6)[0])  # the reference at the read-ahead: found at once
+    assert len(finds) == 2
+    fresh = RollReader(reader.calibration)
+    fresh.set_reference(r.render(played, seed=6)[0])
+    assert len(fresh.checkers_mm) == len(reader.checkers_mm)
+    assert max(min(math.dist(p, q) for q in fresh.checkers_mm) for p in reader.checkers_mm) < 5.0
+    early = RollReader(reader.calibration)
+    early_finds: list = []
+    real_early = early._find_checkers
+    monkeypatch.setattr(early, "_find_checkers", lambda f: early_finds.append(1) or real_early(f))
+    early.set_reference(ref)
+    early.learn_ahead(r.render(other, seed=7)[0])
+    assert len(early_finds) == 2
+    early.set_reference(r.render(played, seed=8)[0])
+    assert len(early_finds) == 3
+
+
 def test_a_face_fitted_half_off_the_die_is_no_second_die():
     """A white 5 about 18 px across at the far side of a steep view (held-out seed 5, case 98): neither
     reader reads it in place, and the search for a die elsewhere in its blob fitted a 3 through its corner
