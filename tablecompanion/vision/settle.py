@@ -268,9 +268,9 @@ class RollWatcher:
         ahead (``learn_board``): the search (30-70 ms on a board the play changed) then falls on a frame in
         motion instead of the read-ahead. Only a board whose moved pieces are all in view goes, once per
         hand's motion, looked for on every ``learn_every``-th frame (4 ms a look). The reader reuses what it
-        found only for a reference that shows the same board
-        (``RollReader._same_board``: at most a die face of change), so a board made too early (a checker not
-        yet still 20 frames) costs a search at the read-ahead as before and nothing else."""
+        found only for a reference that shows the same board (``RollReader._same_board``: at most a die face
+        of change), so a board made too early (a checker not yet still 20 frames) costs a search at the
+        read-ahead as before and nothing else."""
         learn = getattr(self.reader, "learn_board", None)
         if self._learned_ahead or not self._before_down or not callable(learn):
             return
