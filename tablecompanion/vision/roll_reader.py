@@ -475,23 +475,31 @@ class RollReader:
         the last dice lie."""
         checked = self._check(frame)
         small = self._small(checked)
-        if self._ahead is not None and self._same_board(small, self._ahead[0], self._ahead[1]):
+        if self._known_checkers(small) is not None or self._shows_ahead(small):
             return
-        for board, level, _ in self._checker_boards:
-            if self._same_board(small, board, level):
-                return
         found = np.asarray(self._find_checkers(checked), np.float64).reshape(-1, 2)
         self._ahead = (small, _masked_median(small, self.search_mask), found)
+
+    def _known_checkers(self, small: np.ndarray) -> np.ndarray | None:
+        """The checkers found on a known board that ``small`` shows too (:meth:`_same_board`), else None."""
+        for board, level, found in self._checker_boards:
+            if self._same_board(small, board, level):
+                return found
+        return None
+
+    def _shows_ahead(self, small: np.ndarray) -> bool:
+        """``small`` shows the board learned ahead (:meth:`learn_ahead`)."""
+        return self._ahead is not None and self._same_board(small, self._ahead[0], self._ahead[1])
 
     def _checkers_on(self, frame: np.ndarray, small: np.ndarray) -> np.ndarray:
         """The checkers of ``frame`` (``small``: it at half size): those found on an earlier view of the same
         board (only the last throw's dice may differ, :meth:`_same_board`), else found now. References come
         far more often than the board changes (the runner refreshes its empty-table view every few quiet
         frames), so finding them here, once per board, keeps the search off the roll's read."""
-        for board, level, found in self._checker_boards:
-            if self._same_board(small, board, level):
-                return found
-        if self._ahead is not None and self._same_board(small, self._ahead[0], self._ahead[1]):
+        found = self._known_checkers(small)
+        if found is not None:
+            return found
+        if self._shows_ahead(small):
             found, self._ahead = self._ahead[2], None  # the board learned ahead: now one of the known
         else:
             found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
