@@ -70,8 +70,11 @@ class SettleConfig:
     # read against the same board); motion over this fraction of the picture (a hand) makes it anew
     stale_refresh_fraction: float = 0.01
     # while dice roll after such a play, the board it left is looked for on every this many frames (made as
-    # it will be at the read-ahead, and handed to the reader to find its checkers ahead)
+    # it will be at the read-ahead, and handed to the reader to find its checkers ahead) ...
     learn_every: int = 3
+    # ... once at most this many die faces of its moved pieces are covered (by a die coming to rest against
+    # a moved checker: its rim where they touch, filled from around it; a rolling die or a hand covers more)
+    learn_hole_faces: float = 1.5
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,8 @@ class RollWatcher:
         self._small_now: np.ndarray | None = None
         self._index_now = 0
         self._caught_up: np.ndarray | None = None  # that board, made once after each hand's motion
-        self._learned_ahead = False  # ... and handed to the reader while the dice rolled (``_learn_ahead``)
+        self._caught_up_view: np.ndarray | None = None  # the last one made, in the motion copy's pixels
+        self._learned: np.ndarray | None = None  # ... and the last handed to the reader while the dice rolled
         self._learn_wait = 0  # frames until the next look for that board
         self.frames_seen = 0
         self.bad_frames = 0
@@ -218,12 +222,13 @@ class RollWatcher:
             self._caught_up = board
         return board
 
-    def _catch_up(self, frame: np.ndarray, whole_only: bool = False) -> tuple[np.ndarray, str]:
+    def _catch_up(self, frame: np.ndarray, max_hole: float | None = None) -> tuple[np.ndarray, str]:
         """The board :meth:`_caught_up_board` makes of ``frame``, and how: "unknown" (no motion copies or
         calibration: the board before the motion as it was), "unchanged" (no piece has changed and stood
         still since), "whole" (every such piece taken from ``frame``) or "filled" (part of one was covered in
-        ``frame``, by a die or a hand, and filled from around it; with ``whole_only`` not made: the board
-        before the motion is returned)."""
+        ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with more than this many die
+        faces covered the board is not made ("covered": the board before the motion is returned).
+        ``self._caught_up_view`` keeps a made board in the motion copy's pixels."""
         board = self.before_motion
         small, before, settled = self._small_now, self._before_small, self._settled_view
         die = self._die_px(frame)
@@ -247,13 +252,16 @@ class RollWatcher:
         # part of the board before the throw, and neither is what the old board showed there (the checker):
         # that hole is filled from around it
         new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
-        if whole_only and (pieces & new).any():
-            return board, "filled"
+        covered = pieces & new
+        if max_hole is not None and np.count_nonzero(covered) > max_hole * (die * scale) ** 2:
+            return board, "covered"
+        self._caught_up_view = before.copy()  # the board made, in motion-copy pixels (its hole unfilled)
+        np.copyto(self._caught_up_view, small, where=(pieces & (1 - new)).astype(bool))
         size = (frame.shape[1], frame.shape[0])
         keep = cv2.resize(pieces & (1 - new), size, interpolation=cv2.INTER_NEAREST).astype(bool)
         out = board.copy()
         np.copyto(out, frame, where=keep[..., None] if frame.ndim == 3 else keep)
-        hole = cv2.resize(pieces & new, size, interpolation=cv2.INTER_NEAREST)
+        hole = cv2.resize(covered, size, interpolation=cv2.INTER_NEAREST)
         if hole.any():
             x, y, w, h = cv2.boundingRect(hole)
             x0, y0 = max(0, x - 8), max(0, y - 8)
@@ -266,22 +274,31 @@ class RollWatcher:
         """While the dice roll after a play that ran into the throw, the board that play left (caught up as
         :meth:`_caught_up_board` will make it at the read-ahead) is handed to a reader that finds checkers
         ahead (``learn_board``): the search (30-70 ms on a board the play changed) then falls on a frame in
-        motion instead of the read-ahead. Only a board whose moved pieces are all in view goes, once per
-        hand's motion, looked for on every ``learn_every``-th frame (4 ms a look). The reader reuses what it
+        motion instead of the read-ahead. It is looked for on every ``learn_every``-th frame (4 ms a look)
+        and handed over when its moved pieces are in view, all but ``learn_hole_faces`` die faces of them (a
+        die coming to rest against a moved checker covers its rim, as it will at the read-ahead), and again
+        when it has changed since by more than a die face (a checker put down shortly before the throw,
+        still for ``stale_still_frames`` only now; a checker half there in the frame it was made of). The reader reuses what it
         found only for a reference that shows the same board (``RollReader._same_board``: at most a die face
-        of change), so a board made too early (a checker not yet still 20 frames) costs a search at the
-        read-ahead as before and nothing else."""
+        of change), so a board made too early, or with its hole elsewhere, costs a search at the read-ahead
+        as before and nothing else."""
         learn = getattr(self.reader, "learn_board", None)
-        if self._learned_ahead or not self._before_down or not callable(learn):
+        if not self._before_down or not callable(learn):
             return
         self._learn_wait -= 1
         if self._learn_wait > 0:
             return
         self._learn_wait = self.config.learn_every
-        board, state = self._catch_up(frame, whole_only=True)
-        if state == "whole":
-            self._learned_ahead = True
-            learn(board)
+        board, state = self._catch_up(frame, max_hole=self.config.learn_hole_faces)
+        if state not in ("whole", "filled"):
+            return
+        view = self._caught_up_view
+        if self._learned is not None and self._learned.shape == view.shape:
+            die = self._die_px(frame) * view.shape[1] / frame.shape[1]
+            if np.count_nonzero(cv2.absdiff(view, self._learned) > self.config.pixel_threshold) <= die * die:
+                return  # the board handed over already
+        self._learned = view
+        learn(board)
 
     def _die_px(self, frame: np.ndarray) -> float | None:
         """A die's side in frame pixels at the middle of the playing surface (None without a calibration)."""
@@ -347,7 +364,7 @@ class RollWatcher:
         if motion > self.config.moving_fraction:
             if motion > self.config.stale_refresh_fraction:
                 self._caught_up = None  # a hand or an arm moved since it was made: make it again when asked
-                self._learned_ahead = False
+                self._learned = None
                 self._learn_wait = 0  # the first frame the hand has gone looks at once
             if self._rested(self._quiet_t) and self._quiet_frame is not None:
                 self.before_motion = self._quiet_frame  # the board as it stood before this throw or hand

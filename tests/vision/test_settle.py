@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 
+import math
+
 import cv2
 import numpy as np
 
@@ -28,18 +30,23 @@ def _frame(dice=(), hand=None):
     return img
 
 
-def _roll(values=(6, 3), steps=10, start=(200, 150), end=((700, 400), (800, 450))):
-    """Frames of two dice tumbling from ``start`` to ``end``, then the resting frame's dice."""
-    frames = []
+def _roll_dice(values=(6, 3), steps=10, start=(200, 150), end=((700, 400), (800, 450)), size=44):
+    """The dice of each frame of two dice tumbling from ``start`` to ``end``, then the resting frame's dice."""
+    moving = []
     for k in range(steps):
         t = (k + 1) / steps
-        dice = [
-            DieSpec(values[i], start[0] + (end[i][0] - start[0]) * t, start[1] + (end[i][1] - start[1]) * t, 44, 37 * k + 50 * i)
+        moving.append([
+            DieSpec(values[i], start[0] + (end[i][0] - start[0]) * t, start[1] + (end[i][1] - start[1]) * t, size, 37 * k + 50 * i)
             for i in range(2)
-        ]
-        frames.append(_frame(dice))
-    rest = [DieSpec(values[i], end[i][0], end[i][1], 44, 37 * (steps - 1) + 50 * i) for i in range(2)]
-    return frames, rest
+        ])
+    rest = [DieSpec(values[i], end[i][0], end[i][1], size, 37 * (steps - 1) + 50 * i) for i in range(2)]
+    return moving, rest
+
+
+def _roll(values=(6, 3), steps=10, start=(200, 150), end=((700, 400), (800, 450))):
+    """Frames of two dice tumbling from ``start`` to ``end``, then the resting frame's dice."""
+    moving, rest = _roll_dice(values, steps, start, end)
+    return [_frame(dice) for dice in moving], rest
 
 
 def _run(watcher, frames, start=0):
@@ -299,13 +306,25 @@ def _checker(img, centre):
     return img
 
 
-def _play_pickup_and_throw_with_no_still_moment(w, second_roll_end=((760, 430), (900, 480))):
+def _play_pickup_and_throw_with_no_still_moment(w, second_roll_end=((760, 430), (900, 480)),
+                                                second_roll_start=None, die_px=44):
     """A roll, then a play (a checker from A to B), the pick-up and the next throw with a hand moving all
-    the while: the watcher's board before the motion is the board before the play, with the old dice."""
+    the while: the watcher's board before the motion is the board before the play, with the old dice.
+    ``second_roll_start``: where the next throw's dice come from (drawn over the checkers, ``die_px`` across;
+    by default from the far corner, drawn under them)."""
     a, b = (300, 560), (560, 560)
     hand_path = [(1100 - 35 * k, 120 + 25 * (k % 3)) for k in range(40)]  # never still, never over A or B
     m1, r1 = _roll((4, 4), end=((700, 250), (820, 300)))
-    m2, r2 = _roll((5, 1), end=second_roll_end)
+    if second_roll_start is None:
+        m2, r2 = _roll((5, 1), end=second_roll_end)
+        m2 = [_checker(f, b) for f in m2]
+    else:
+        dice, r2 = _roll_dice((5, 1), start=second_roll_start, end=second_roll_end, size=die_px)
+        m2 = []
+        for ds in dice:
+            m2.append(_checker(_frame(), b))
+            for d in ds:
+                draw_die(m2[-1], d)
     frames = [_checker(_frame(), a)] * 8 + [_checker(f, a) for f in m1] + [_checker(_frame(r1), a)] * 10
     picked_up = len(frames) + 12
     for k, hand in enumerate(hand_path[:30]):
@@ -313,7 +332,7 @@ def _play_pickup_and_throw_with_no_still_moment(w, second_roll_end=((760, 430), 
         if k < 4:
             cv2.ellipse(board, (a[0] + 40 * k, a[1] - 60), (150, 90), 20, 0, 360, (120, 160, 215), -1)
         frames.append(board)
-    frames += [_checker(f, b) for f in m2] + [_checker(_frame(r2), b)] * 10
+    frames += m2 + [_checker(_frame(r2), b)] * 10
     events = []
     for i, f in enumerate(frames):
         events += w.feed(f, i / FPS, i)
@@ -379,3 +398,84 @@ def test_a_die_that_lands_where_the_play_took_a_checker_from_has_the_table_round
     place = ((xx - a[0]) ** 2 + (yy - a[1]) ** 2 <= 48 ** 2) & ~die
     checker_left = np.abs(board.astype(int) - empty).sum(axis=2) > 60
     assert place.sum() > 3000 and int((place & checker_left).sum()) < 20
+
+
+class _LearningReader(_ReferenceReader):
+    """Also takes the boards a watcher hands over while the dice roll (``learn_board``), with the frame count
+    of the references at that moment."""
+
+    def __init__(self):
+        super().__init__()
+        self.learned = []
+
+    def learn_board(self, board):
+        self.learned.append((len(self.references), board.copy()))
+
+
+def _learning_watcher(**config):
+    geo = BoardGeometry()
+    h = np.diag([geo.spec.width / 1280, geo.spec.height / 720, 1.0])
+    reader = _LearningReader()
+    w = RollWatcher(board_from_image=h, geometry=geo, reader=reader, dice_config=PIPS,
+                    config=SettleConfig(motion_width=640, moving_fraction=0.0001, **config))
+    return w, reader
+
+
+def test_a_die_coming_to_rest_against_a_moved_checker_lets_the_board_be_learned_while_it_rolls():
+    """The second throw's die comes to rest against the checker the play put down: the board before the throw
+    has that checker's rim where they touch filled from around it, at the read-ahead as on the last rolling
+    frames. Such a board, with at most ``learn_hole_faces`` die faces covered, is handed to the reader while
+    the dice roll, and it is the board the read-ahead hands over (so its checkers are found ahead)."""
+    w, reader = _learning_watcher()
+    events, a, b, r2 = _play_pickup_and_throw_with_no_still_moment(w, ((636, 560), (900, 480)))
+    assert [sorted(r.values) for r in events if isinstance(r, RollSettled)] == [[4, 4], [1, 5]]
+    assert reader.learned, "no board handed over while the second throw rolled"
+    before_roll, learned = reader.learned[-1]
+    reference = reader.references[before_roll]  # the first board handed over after it: the read-ahead's
+    assert reference is not learned
+    dice = np.zeros(learned.shape[:2], np.uint8)
+    for d in r2:
+        cv2.circle(dice, (int(d.x), int(d.y)), 40, 1, -1)
+    differs = (np.abs(learned.astype(int) - reference).sum(axis=2) > 60) & (dice == 0)
+    die_face = (16.0 * 1280 / BoardGeometry().spec.width) ** 2
+    assert int(differs.sum()) < die_face
+    checker, empty = _checker(_frame(), (0, 0))[0, 0], _frame()
+    assert np.abs(learned[b[1], b[0]].astype(int) - checker).sum() < 40  # the moved checker where it went
+    assert np.abs(learned[a[1], a[0]].astype(int) - empty[a[1], a[0]]).sum() < 40  # and gone from where it was
+
+
+def test_a_die_rolling_over_a_moved_checker_leaves_the_checker_whole_in_the_board_made_ahead():
+    """A die covers about a die face (of ``learn_hole_faces`` 1.5) of a checker 2.75 dice across. The second
+    throw's dice (the calibration's size, 26 px) roll right across the checker the play put down, looked for
+    on every frame: a board made while one lies within that checker has the die's place filled from around
+    it, which is the checker, so the checker stands whole in it (made here with room for 3 faces: the
+    drawn hand leaves a face of noise behind). Whatever is handed over shows it so. With no hole allowed
+    (``max_hole`` 0) those frames make no board."""
+    w, reader = _learning_watcher(learn_every=1)
+    made = []
+    catch_up = w._catch_up
+
+    def recorded(frame, max_hole=None):
+        made.append((w._index_now, *catch_up(frame, 3.0), catch_up(frame, 0.0)[1]))
+        return catch_up(frame, max_hole)
+
+    w._catch_up = recorded
+    # the pip counter reads no dice so small: no call is made for this throw, and none is needed
+    _play_pickup_and_throw_with_no_still_moment(w, ((636, 560), (900, 480)), (408, 560), die_px=26)
+    b = (560, 560)
+    # the last 10 rolling frames and 10 at rest end the footage; a die 26 px across lies within the checker
+    # (52 px round its centre) when its centre is under 34 px from the checker's
+    first = w.frames_seen - 20
+    over = {first + k for k in range(10) if math.dist((408 + 228 * (k + 1) / 10, 560), b) < 34}
+    assert len(over) >= 2, "the footage's die never lies over the moved checker"
+    checker = _checker(_frame(), (0, 0))[0, 0].astype(int)
+    yy, xx = np.mgrid[:720, :1280]
+    disc = (xx - b[0]) ** 2 + (yy - b[1]) ** 2 <= 45 ** 2
+
+    def whole(board):
+        return (np.abs(board[disc].astype(int) - checker).sum(axis=1) < 60).mean() > 0.95
+
+    on_die = [(state, board, strict) for k, board, state, strict in made if k in over]
+    assert len(on_die) >= 2 and all(state == "filled" and whole(board) for state, board, _ in on_die)
+    assert all(strict == "covered" for *_, strict in on_die)
+    assert reader.learned and all(whole(board) for _, board in reader.learned)
