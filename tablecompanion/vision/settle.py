@@ -72,8 +72,8 @@ class SettleConfig:
     # while dice roll after such a play, the board it left is looked for on every this many frames (made as
     # it will be at the read-ahead, and handed to the reader to find its checkers ahead) ...
     learn_every: int = 3
-    # ... once at most this many die faces of its moved pieces are covered (by a die coming to rest against
-    # a moved checker: its rim where they touch, filled from around it; a rolling die or a hand covers more)
+    # ... once no covered piece of its moved pieces is larger than this many die faces (a die coming to rest
+    # against a moved checker covers its rim where they touch, filled from around it; a hand covers more)
     learn_hole_faces: float = 1.5
 
 
@@ -226,8 +226,8 @@ class RollWatcher:
         """The board :meth:`_caught_up_board` makes of ``frame``, and how: "unknown" (no motion copies or
         calibration: the board before the motion as it was), "unchanged" (no piece has changed and stood
         still since), "whole" (every such piece taken from ``frame``) or "filled" (part of one was covered in
-        ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with more than this many die
-        faces covered the board is not made ("covered": the board before the motion is returned).
+        ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with a covered piece of more than
+        this many die faces the board is not made ("covered": the board before the motion is returned).
         ``self._caught_up_view`` keeps a made board in the motion copy's pixels."""
         board = self.before_motion
         small, before, settled = self._small_now, self._before_small, self._settled_view
@@ -253,8 +253,10 @@ class RollWatcher:
         # that hole is filled from around it
         new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
         covered = pieces & new
-        if max_hole is not None and np.count_nonzero(covered) > max_hole * (die * scale) ** 2:
-            return board, "covered"
+        if max_hole is not None and covered.any():
+            _, _, holes, _ = cv2.connectedComponentsWithStats(covered, connectivity=8)
+            if holes[1:, cv2.CC_STAT_AREA].max() > max_hole * (die * scale) ** 2:
+                return board, "covered"
         self._caught_up_view = before.copy()  # the board made, in motion-copy pixels (its hole unfilled)
         np.copyto(self._caught_up_view, small, where=(pieces & (1 - new)).astype(bool))
         size = (frame.shape[1], frame.shape[0])
@@ -275,13 +277,14 @@ class RollWatcher:
         :meth:`_caught_up_board` will make it at the read-ahead) is handed to a reader that finds checkers
         ahead (``learn_board``): the search (30-70 ms on a board the play changed) then falls on a frame in
         motion instead of the read-ahead. It is looked for on every ``learn_every``-th frame (4 ms a look)
-        and handed over when its moved pieces are in view, all but ``learn_hole_faces`` die faces of them (a
-        die coming to rest against a moved checker covers its rim, as it will at the read-ahead), and again
-        when it has changed since by more than a die face (a checker put down shortly before the throw,
-        still for ``stale_still_frames`` only now; a checker half there in the frame it was made of). The reader reuses what it
-        found only for a reference that shows the same board (``RollReader._same_board``: at most a die face
-        of change), so a board made too early, or with its hole elsewhere, costs a search at the read-ahead
-        as before and nothing else."""
+        and handed over once its moved pieces are in view but for holes of at most ``learn_hole_faces`` die
+        faces each (a die coming to rest against a moved checker covers its rim, as it will at the
+        read-ahead; a hole that size cannot take a checker, 5.9 faces, out of the board), and again when it
+        has changed by more than a die face since (a checker still for ``stale_still_frames`` only now, a
+        checker half there in the frame it was made of). The reader reuses what it found only for a
+        reference that shows the same board (``RollReader._same_board``: at most a die face of change), so a
+        board made too early, or with its hole elsewhere, costs a search at the read-ahead as before and
+        nothing else."""
         learn = getattr(self.reader, "learn_board", None)
         if not self._before_down or not callable(learn):
             return

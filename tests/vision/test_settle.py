@@ -444,20 +444,21 @@ def test_a_die_coming_to_rest_against_a_moved_checker_lets_the_board_be_learned_
     assert np.abs(learned[a[1], a[0]].astype(int) - empty[a[1], a[0]]).sum() < 40  # and gone from where it was
 
 
-def test_a_die_rolling_over_a_moved_checker_leaves_the_checker_whole_in_the_board_made_ahead():
-    """A die covers about a die face (of ``learn_hole_faces`` 1.5) of a checker 2.75 dice across. The second
-    throw's dice (the calibration's size, 26 px) roll right across the checker the play put down, looked for
-    on every frame: a board made while one lies within that checker has the die's place filled from around
-    it, which is the checker, so the checker stands whole in it (made here with room for 3 faces: the
-    drawn hand leaves a face of noise behind). Whatever is handed over shows it so. With no hole allowed
-    (``max_hole`` 0) those frames make no board."""
+def test_a_die_rolling_over_a_moved_checker_leaves_the_checker_whole_in_a_board_made_then():
+    """The second throw's dice (the calibration's size, 26 px) roll right across the checker the play put
+    down, looked for on every frame. A board made while one lies within that checker has the die's place
+    filled from around it, which is the checker, so the checker stands whole in it; made here with room for
+    3 die faces, since drawn with its shadow and grown by the masks' margin this die covers 2-3. At the
+    default ``learn_hole_faces`` (1.5, a die against a checker's rim) no board is made on those frames, nor
+    with no hole allowed; every board handed over shows the checker whole."""
     w, reader = _learning_watcher(learn_every=1)
     made = []
     catch_up = w._catch_up
 
     def recorded(frame, max_hole=None):
-        made.append((w._index_now, *catch_up(frame, 3.0), catch_up(frame, 0.0)[1]))
-        return catch_up(frame, max_hole)
+        board, state = catch_up(frame, max_hole)
+        made.append((w._index_now, *catch_up(frame, 3.0), catch_up(frame, 0.0)[1], max_hole, state))
+        return board, state
 
     w._catch_up = recorded
     # the pip counter reads no dice so small: no call is made for this throw, and none is needed
@@ -475,7 +476,9 @@ def test_a_die_rolling_over_a_moved_checker_leaves_the_checker_whole_in_the_boar
     def whole(board):
         return (np.abs(board[disc].astype(int) - checker).sum(axis=1) < 60).mean() > 0.95
 
-    on_die = [(state, board, strict) for k, board, state, strict in made if k in over]
-    assert len(on_die) >= 2 and all(state == "filled" and whole(board) for state, board, _ in on_die)
-    assert all(strict == "covered" for *_, strict in on_die)
+    on_die = [m for m in made if m[0] in over]
+    assert len(on_die) >= 2 and all(state == "filled" and whole(board) for _, board, state, *_ in on_die)
+    assert all(strict == "covered" for _, _, _, strict, _, _ in on_die)
+    looks = [state for _, _, _, _, limit, state in on_die if limit == w.config.learn_hole_faces]
+    assert len(looks) >= 2 and set(looks) == {"covered"}
     assert reader.learned and all(whole(board) for _, board in reader.learned)
