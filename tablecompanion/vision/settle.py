@@ -75,6 +75,14 @@ class SettleConfig:
     # ... once no covered piece of its moved pieces is larger than this many die faces (a die coming to rest
     # against a moved checker covers its rim where they touch, filled from around it; a hand covers more)
     learn_hole_faces: float = 1.5
+    # ... and handed over again when it has changed by more than this many die faces since (half a checker:
+    # a checker put down still for ``stale_still_frames`` only now; under lamp flicker a board's pieces come
+    # still a few pixels at a time, and handing over each step searched checkers on frames the board
+    # watcher read the board on)
+    learn_again_faces: float = 3.0
+    # ... on a frame with at most this fraction of the picture moving (dice coming to rest: the board the
+    # read-ahead will see; over the roll the looks found a board a step further on every few frames)
+    learn_again_motion: float = 0.001
 
 
 @dataclass(frozen=True)
@@ -222,13 +230,16 @@ class RollWatcher:
             self._caught_up = board
         return board
 
-    def _catch_up(self, frame: np.ndarray, max_hole: float | None = None) -> tuple[np.ndarray, str]:
+    def _catch_up(self, frame: np.ndarray, max_hole: float | None = None,
+                  unless: np.ndarray | None = None) -> tuple[np.ndarray, str]:
         """The board :meth:`_caught_up_board` makes of ``frame``, and how: "unknown" (no motion copies or
         calibration: the board before the motion as it was), "unchanged" (no piece has changed and stood
         still since), "whole" (every such piece taken from ``frame``) or "filled" (part of one was covered in
         ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with a covered piece of more than
         this many die faces the board is not made ("covered": the board before the motion is returned).
-        ``self._caught_up_view`` keeps a made board in the motion copy's pixels."""
+        ``self._caught_up_view`` keeps the board in the motion copy's pixels (its holes left as the board
+        before the motion), and with ``unless`` the board is not made when that view shows what ``unless``
+        does, up to ``learn_again_faces`` die faces and the light ("known")."""
         board = self.before_motion
         small, before, settled = self._small_now, self._before_small, self._settled_view
         die = self._die_px(frame)
@@ -250,15 +261,23 @@ class RollWatcher:
         pieces = cv2.dilate(np.isin(labels, big).astype(np.uint8), square)  # a moved checker's blurred rim
         # what lies there now and has not stood still long (a die of this throw where a checker left) is no
         # part of the board before the throw, and neither is what the old board showed there (the checker):
-        # that hole is filled from around it
-        new = cv2.dilate((cv2.absdiff(small, settled) > threshold).astype(np.uint8), square)
+        # that hole is filled from around it. Where the frame shows what the old board showed, nothing lies
+        # there (an arm that rested there still long and has gone since): the frame is the board
+        new = (cv2.absdiff(small, settled) > threshold).astype(np.uint8)
+        new &= (cv2.absdiff(small, self._row_light.match(before, small)) > threshold).astype(np.uint8)
+        new = cv2.dilate(new, square)
         covered = pieces & new
         if max_hole is not None and covered.any():
             _, _, holes, _ = cv2.connectedComponentsWithStats(covered, connectivity=8)
             if holes[1:, cv2.CC_STAT_AREA].max() > max_hole * (die * scale) ** 2:
                 return board, "covered"
-        self._caught_up_view = before.copy()  # the board made, in motion-copy pixels (its hole unfilled)
-        np.copyto(self._caught_up_view, small, where=(pieces & (1 - new)).astype(bool))
+        view = before.copy()
+        np.copyto(view, small, where=(pieces & (1 - new)).astype(bool))
+        self._caught_up_view = view
+        if unless is not None and unless.shape == view.shape:
+            differs = cv2.absdiff(view, self._row_light.match(unless, view)) > threshold
+            if np.count_nonzero(differs) <= self.config.learn_again_faces * (die * scale) ** 2:
+                return board, "known"
         size = (frame.shape[1], frame.shape[0])
         keep = cv2.resize(pieces & (1 - new), size, interpolation=cv2.INTER_NEAREST).astype(bool)
         out = board.copy()
@@ -280,8 +299,8 @@ class RollWatcher:
         and handed over once its moved pieces are in view but for holes of at most ``learn_hole_faces`` die
         faces each (a die coming to rest against a moved checker covers its rim, as it will at the
         read-ahead; a hole that size cannot take a checker, 5.9 faces, out of the board), and again when it
-        has changed by more than a die face since (a checker still for ``stale_still_frames`` only now, a
-        checker half there in the frame it was made of). The reader reuses what it found only for a
+        has changed by more than ``learn_again_faces`` since, in the frame's light (a checker still for
+        ``stale_still_frames`` only now). The reader reuses what it found only for a
         reference that shows the same board (``RollReader._same_board``: at most a die face of change), so a
         board made too early, or with its hole elsewhere, costs a search at the read-ahead as before and
         nothing else."""
@@ -292,16 +311,12 @@ class RollWatcher:
         if self._learn_wait > 0:
             return
         self._learn_wait = self.config.learn_every
-        board, state = self._catch_up(frame, max_hole=self.config.learn_hole_faces)
-        if state not in ("whole", "filled"):
-            return
-        view = self._caught_up_view
-        if self._learned is not None and self._learned.shape == view.shape:
-            die = self._die_px(frame) * view.shape[1] / frame.shape[1]
-            if np.count_nonzero(cv2.absdiff(view, self._learned) > self.config.pixel_threshold) <= die * die:
-                return  # the board handed over already
-        self._learned = view
-        learn(board)
+        if self._learned is not None and self.last_motion > self.config.learn_again_motion:
+            return  # handed over once; again only as the dice come to rest
+        board, state = self._catch_up(frame, max_hole=self.config.learn_hole_faces, unless=self._learned)
+        if state in ("whole", "filled"):  # not "known": the board handed over already
+            self._learned = self._caught_up_view
+            learn(board)
 
     def _die_px(self, frame: np.ndarray) -> float | None:
         """A die's side in frame pixels at the middle of the playing surface (None without a calibration)."""

@@ -446,17 +446,18 @@ def test_a_die_coming_to_rest_against_a_moved_checker_lets_the_board_be_learned_
 
 def test_a_die_rolling_over_a_moved_checker_leaves_the_checker_whole_in_a_board_made_then():
     """The second throw's dice (the calibration's size, 26 px) roll right across the checker the play put
-    down, looked for on every frame. A board made while one lies within that checker has the die's place
-    filled from around it, which is the checker, so the checker stands whole in it; made here with room for
-    3 die faces, since drawn with its shadow and grown by the masks' margin this die covers 2-3. At the
-    default ``learn_hole_faces`` (1.5, a die against a checker's rim) no board is made on those frames, nor
-    with no hole allowed; every board handed over shows the checker whole."""
-    w, reader = _learning_watcher(learn_every=1)
+    down, looked for on every frame (and handed over again at any motion). A board made while one lies
+    within that checker has the die's place filled from around it, which is the checker, so the checker
+    stands whole in it; made here with room for 3 die faces, since drawn with its shadow and grown by the
+    masks' margin this die covers 2-3. At the default ``learn_hole_faces`` (1.5, a die against a checker's
+    rim) no board is made on those frames, nor with no hole allowed; every board handed over shows the
+    checker whole."""
+    w, reader = _learning_watcher(learn_every=1, learn_again_motion=1.0)
     made = []
     catch_up = w._catch_up
 
-    def recorded(frame, max_hole=None):
-        board, state = catch_up(frame, max_hole)
+    def recorded(frame, max_hole=None, unless=None):
+        board, state = catch_up(frame, max_hole, unless)
         made.append((w._index_now, *catch_up(frame, 3.0), catch_up(frame, 0.0)[1], max_hole, state))
         return board, state
 
