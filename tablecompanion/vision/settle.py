@@ -235,8 +235,8 @@ class RollWatcher:
         """The board :meth:`_caught_up_board` makes of ``frame``, and how: "unknown" (no motion copies or
         calibration: the board before the motion as it was), "unchanged" (no piece has changed and stood
         still since), "whole" (every such piece taken from ``frame``) or "filled" (part of one was covered in
-        ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with a covered piece of more than
-        this many die faces the board is not made ("covered": the board before the motion is returned).
+        ``frame``, by a die or a hand, and filled from around it). ``max_hole``: with a covered piece of more
+        than this many die faces the board is not made ("covered": the board before the motion is returned).
         ``self._caught_up_view`` keeps the board in the motion copy's pixels (its holes left as the board
         before the motion), and with ``unless`` the board is not made when that view shows what ``unless``
         does, up to ``learn_again_faces`` die faces and the light ("known")."""
@@ -298,12 +298,13 @@ class RollWatcher:
         motion instead of the read-ahead. It is looked for on every ``learn_every``-th frame (4 ms a look)
         and handed over once its moved pieces are in view but for holes of at most ``learn_hole_faces`` die
         faces each (a die coming to rest against a moved checker covers its rim, as it will at the
-        read-ahead; a hole that size cannot take a checker, 5.9 faces, out of the board), and again when it
-        has changed by more than ``learn_again_faces`` since, in the frame's light (a checker still for
-        ``stale_still_frames`` only now). The reader reuses what it found only for a
-        reference that shows the same board (``RollReader._same_board``: at most a die face of change), so a
-        board made too early, or with its hole elsewhere, costs a search at the read-ahead as before and
-        nothing else."""
+        read-ahead; a hole that size cannot take a checker, 5.9 faces, out of the board). After that it is
+        looked for only on frames with at most ``learn_again_motion`` of the picture moving (the dice coming
+        to rest) and handed over again when it has changed by more than ``learn_again_faces`` die faces, in
+        the frame's light (a checker still for ``stale_still_frames`` only now). The reader reuses what it
+        found only for a reference that shows the same board (``RollReader._same_board``: at most a die face
+        of change), so a board made too early, or with its hole elsewhere, costs a search at the read-ahead
+        as before and nothing else."""
         learn = getattr(self.reader, "learn_board", None)
         if not self._before_down or not callable(learn):
             return
