@@ -477,7 +477,7 @@ class RollReader:
         small = self._small(checked)
         if self._known_checkers(small) is not None or self._shows_ahead(small):
             return
-        found = np.asarray(self._find_checkers(checked), np.float64).reshape(-1, 2)
+        found = self._find_checkers(checked)
         self._ahead = (small, _masked_median(small, self.search_mask), found)
 
     def _known_checkers(self, small: np.ndarray) -> np.ndarray | None:
@@ -502,7 +502,7 @@ class RollReader:
         if self._shows_ahead(small):
             found, self._ahead = self._ahead[2], None  # the board learned ahead: now one of the known
         else:
-            found = np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)
+            found = self._find_checkers(frame)
         level = _masked_median(small, self.search_mask)
         self._checker_boards = ([(small, level, found)] + self._checker_boards)[:3]
         return found
@@ -526,16 +526,18 @@ class RollReader:
             other += area
         return other <= c.same_board * face
 
-    def _find_checkers(self, frame: np.ndarray) -> list[tuple[float, float]]:
+    def _find_checkers(self, frame: np.ndarray) -> np.ndarray:
+        """The checkers' centres found in ``frame`` (board mm, shape (n, 2))."""
         from tablecompanion.vision.board_reader import warp_board
         from tablecompanion.vision.checkers import CheckerConfig, find_discs
 
         cfg = CheckerConfig()
         try:
             warped = warp_board(frame, self.calibration, cfg.px_per_mm)
-            return [(d.x, d.y) for d in find_discs(warped, self.geometry, cfg)]
+            found = [(d.x, d.y) for d in find_discs(warped, self.geometry, cfg)]
         except Exception:  # noqa: BLE001 - no checkers known: the on-checker test is then skipped
-            return []
+            found = []
+        return np.asarray(found, np.float64).reshape(-1, 2)
 
     def _check(self, frame) -> np.ndarray:
         frame = check_frame(frame)

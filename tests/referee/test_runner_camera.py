@@ -415,7 +415,7 @@ def test_the_board_a_play_left_has_its_checkers_found_while_the_next_throw_rolls
         ahead = self._ahead
         found = checkers_on(self, frame, small)
         if ahead is not None and self._ahead is None:  # the board learned ahead served this reference
-            taken.append((found, np.asarray(self._find_checkers(frame), np.float64).reshape(-1, 2)))
+            taken.append((found, self._find_checkers(frame)))
         return found
 
     RollReader._checkers_on = spied
