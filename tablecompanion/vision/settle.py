@@ -246,14 +246,14 @@ class RollWatcher:
         if small is None or before is None or settled is None or die is None or before.shape != small.shape \
                 or frame.shape != board.shape:
             return board, "unknown"
-        scale = small.shape[1] / frame.shape[1]
+        face = (die * (small.shape[1] / frame.shape[1])) ** 2  # a die face in motion-copy pixels
         threshold = self.config.pixel_threshold
         moved = (cv2.absdiff(settled, self._row_light.match(before, settled)) > threshold).astype(np.uint8)
         # a checker as grey as the point under it changes only at its rim: the piece is the rim filled
         outlines, _ = cv2.findContours(moved, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         cv2.drawContours(moved, outlines, -1, 1, cv2.FILLED)
         n, labels, stats, _ = cv2.connectedComponentsWithStats(moved, connectivity=8)
-        min_px = self.config.stale_min_faces * (die * scale) ** 2
+        min_px = self.config.stale_min_faces * face
         big = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= min_px]
         if not big:
             return board, "unchanged"
@@ -269,17 +269,18 @@ class RollWatcher:
         covered = pieces & new
         if max_hole is not None and covered.any():
             _, _, holes, _ = cv2.connectedComponentsWithStats(covered, connectivity=8)
-            if holes[1:, cv2.CC_STAT_AREA].max() > max_hole * (die * scale) ** 2:
+            if holes[1:, cv2.CC_STAT_AREA].max() > max_hole * face:
                 return board, "covered"
+        taken = pieces & (1 - new)  # from the frame
         view = before.copy()
-        np.copyto(view, small, where=(pieces & (1 - new)).astype(bool))
+        np.copyto(view, small, where=taken.astype(bool))
         self._caught_up_view = view
         if unless is not None and unless.shape == view.shape:
             differs = cv2.absdiff(view, self._row_light.match(unless, view)) > threshold
-            if np.count_nonzero(differs) <= self.config.learn_again_faces * (die * scale) ** 2:
+            if np.count_nonzero(differs) <= self.config.learn_again_faces * face:
                 return board, "known"
         size = (frame.shape[1], frame.shape[0])
-        keep = cv2.resize(pieces & (1 - new), size, interpolation=cv2.INTER_NEAREST).astype(bool)
+        keep = cv2.resize(taken, size, interpolation=cv2.INTER_NEAREST).astype(bool)
         out = board.copy()
         np.copyto(out, frame, where=keep[..., None] if frame.ndim == 3 else keep)
         hole = cv2.resize(covered, size, interpolation=cv2.INTER_NEAREST)
