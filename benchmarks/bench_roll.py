@@ -115,12 +115,13 @@ def run_latency(turns: int = TURNS, fps: float = FPS, *, seed: int = 0, inject: 
     settle()
     throws = [(i, e) for i, t in enumerate(truths) for e in (t.get("events") or ())
               if e.get("type") == "roll_settled"]
-    lat, right = [], 0
+    lat, right, called = [], 0, []
     for s, e in throws:
         after = [(i, typ, what) for i, typ, what in calls if index[i] >= s - 1]
         if after and index[after[0][0]] - s < fps:  # the call that belongs to this throw (within a second)
             i, typ, what = after[0]
             lat.append((done[i] - (s - 1) / fps) * 1000.0)
+            called.append((s, index[i], typ, lat[-1]))
             ok = typ == ("roll" if e.get("valid") else "roll_void")
             right += ok and (typ == "roll_void" or sorted(what) == sorted(e.get("dice") or ()))
     return {"throws": len(throws), "calls": len(calls), "right": right, "latencies_ms": lat,
@@ -128,6 +129,7 @@ def run_latency(turns: int = TURNS, fps: float = FPS, *, seed: int = 0, inject: 
             "calls_seen": [(index[i], typ, what) for i, typ, what in calls],
             "frame_index": index, "frame_cpu_ms": [c * 1000.0 for c in cpu], "frame_done_s": done,
             "throws_seen": [(s, {k: v for k, v in e.items() if k != "type"}) for s, e in throws],
+            "throws_called": called,  # (throw's rest frame, frame of its call, call type, latency ms) per throw called
             "tally": runner.operator.tally.summary()}
 
 

@@ -43,18 +43,16 @@ def main(argv: list[str] | None = None) -> int:
           f"max {max(lat):.0f} ms, whole runner {res['frames_per_s']:.1f} frames/s")
     index, cpu, done = res["frame_index"], res["frame_cpu_ms"], res["frame_done_s"]
     at = {k: i for i, k in enumerate(index)}
-    fps, calls, n = bench_roll.FPS, res["calls_seen"], 0
+    called = {s: (call, kind, ms) for s, call, kind, ms in res["throws_called"]}
     for s, _truth in res["throws_seen"]:
-        after = [c for c in calls if c[0] >= s - 1]
-        if not after or after[0][0] - s >= fps:  # as run_latency matches a call to its throw
+        if s not in called:
             print(f"throw {s}: no call")
             continue
-        call, kind, _ = after[0]
+        call, kind, ms = called[s]
         i = at.get(s - 1)
-        backlog = (done[i - 1] - (s - 1) / fps) * 1000.0 if i else 0.0
+        backlog = (done[i - 1] - (s - 1) / bench_roll.FPS) * 1000.0 if i else 0.0
         frames = " ".join(f"{k}:{cpu[at[k]]:.0f}" for k in range(s - args.back, call + 1) if k in at)
-        print(f"throw {s} -> {kind} at {call}: {lat[n]:.0f} ms, backlog {backlog:.0f} ms; frame:ms {frames}")
-        n += 1
+        print(f"throw {s} -> {kind} at {call}: {ms:.0f} ms, backlog {backlog:.0f} ms; frame:ms {frames}")
     return 0
 
 
