@@ -5,7 +5,7 @@
 #
 #   bash tools/train_dice_gpu.sh prepare        # here: the train-split photos and simulator patches into
 #                                               # .dicegpu/ (git-ignored; ~40 MB, small enough to carry)
-#   OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES=6.5]   # there, from the repo root: python3 with
+#   [SECOND=val] OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES=6.5]   # there, from the repo root: python3 with
 #                                               # torch (CUDA), numpy, opencv, onnx; writes OUT/*.onnx, *.pt, logs
 #
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
@@ -67,12 +67,20 @@ COMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --seed 0"
 $PY tools/train_dice_val.py --train $TRAIN $COMMON --batch ${BATCH:-512} --lr ${VAL_LR:-3e-3} \
     --widths 48,96,192 --hidden 192 --out "$OUT/dice_val.onnx" > "$OUT/val.log" 2>&1 &
 VAL=$!
-$PY tools/train_dice_cls.py --train $TRAIN --sim $D/dice_sim_patches.npz $COMMON --batch ${BATCH:-512} \
-    --lr ${CLS_LR:-4e-3} --oversize 0.1 --out "$OUT/dice_cls.onnx" > "$OUT/cls.log" 2>&1 &
+if [ "${SECOND:-cls}" = val ]; then
+    # SECOND=val: a second value reader beside the first instead of the classifier, wider and on another
+    # seed (2026-11-27: the classifier trained here never shipped; the value reader did)
+    $PY tools/train_dice_val.py --train $TRAIN ${COMMON/--seed 0/--seed 1} --batch ${BATCH:-512} \
+        --lr ${VAL_LR:-3e-3} --widths 64,128,256 --hidden 256 --out "$OUT/dice_val_wide.onnx" > "$OUT/val_wide.log" 2>&1 &
+else
+    $PY tools/train_dice_cls.py --train $TRAIN --sim $D/dice_sim_patches.npz $COMMON --batch ${BATCH:-512} \
+        --lr ${CLS_LR:-4e-3} --oversize 0.1 --out "$OUT/dice_cls.onnx" > "$OUT/cls.log" 2>&1 &
+fi
 CLS=$!
 wait $VAL; RV=$?
 wait $CLS; RC=$?
 echo "== val (exit $RV)"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/val.log" | tail -n 12
-echo "== cls (exit $RC)"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/cls.log" | tail -n 12
+LOG2=cls; [ "${SECOND:-cls}" = val ] && LOG2=val_wide
+echo "== $LOG2 (exit $RC)"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/$LOG2.log" | tail -n 12
 ls -l "$OUT"
 exit $(( RV || RC ))
