@@ -8,6 +8,7 @@
 #   [SECOND=val] OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES=6.5]   # there, from the repo root: python3 with
 #                                               # torch (CUDA), numpy, opencv, onnx; writes OUT/*.onnx, *.pt, logs
 #
+# Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md)
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
 D=.dicegpu
