@@ -12,6 +12,9 @@ noise, JPEG. Deterministic for a seed (single-threaded data, fixed torch seed), 
         ../shared/data/dice/matteo:train --sim /tmp/dice_sim.npz --minutes 25 \
         --out tablecompanion/vision/models/dice_net.onnx
 
+On a GPU, samples are made by forked processes (``--device cuda --workers 14 --batch 128``; a run then
+depends on the seed and the number of workers; tried only as a short CPU run so far, 2026-11-27).
+
 Torch and onnx are needed here only; the package runs the .onnx with OpenCV (cv2.dnn).
 """
 
@@ -281,9 +284,47 @@ def export(net, path: Path) -> None:
     import torch
 
     net.eval()
-    dummy = torch.zeros(1, 3, 192, 256)
+    dummy = torch.zeros(1, 3, 192, 256, device=next(net.parameters()).device)
     torch.onnx.export(net, dummy, str(path), input_names=["image"], output_names=["maps"], opset_version=13,
                       dynamic_axes={"image": {2: "h", 3: "w"}, "maps": {2: "h4", 3: "w4"}}, dynamo=False)
+
+
+def batches(sets, sim, args, rng: np.random.Generator):
+    """Endless (images, (heatmaps, values, cocked, sizes)) of ``args.batch`` samples: a simulator crop with
+    probability ``args.sim_weight``, else a photo of a set drawn evenly, then of that set evenly. Made here
+    from ``rng`` without ``args.workers`` (as before: a run depends on the seed alone); with N workers, by N
+    forked processes (``train_dice_cls.batches``: making samples, not the network, is what a GPU waits for)."""
+    items = [it for s in sets for it in s] + list(sim)
+    photo_share = 1 - (args.sim_weight if sim else 0.0)
+    p = np.concatenate([np.full(len(s), photo_share / len(sets) / len(s)) for s in sets]
+                       + ([np.full(len(sim), args.sim_weight / len(sim))] if sim else []))
+    p /= p.sum()
+
+    def one(rng):
+        if sim and rng.random() < args.sim_weight:
+            return sim[int(rng.integers(len(sim)))]
+        s = sets[int(rng.integers(len(sets)))]
+        return s[int(rng.integers(len(s)))]
+
+    def next_batch(idx, rng):
+        xs, tg = [], []
+        for i in idx:
+            img, d = make_sample(items[i], rng)
+            xs.append(img)
+            tg.append(targets(d))
+        return np.stack(xs), tuple(np.stack(t) for t in zip(*tg))
+
+    if not args.workers:  # the single-process run draws as it always did
+        while True:
+            xs, tg = [], []
+            for _ in range(args.batch):
+                img, d = make_sample(one(rng), rng)
+                xs.append(img)
+                tg.append(targets(d))
+            yield np.stack(xs), tuple(np.stack(t) for t in zip(*tg))
+    from train_dice_cls import batches as forked
+
+    yield from forked(next_batch, p, rng, args)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
+    ap.add_argument("--workers", type=int, default=0, help="processes making samples (0: this one, deterministic)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     rng = seeded(args)
@@ -307,8 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     sim = load_sim(args.sim) if args.sim else []
     if sim:
         print(f"sim: {len(sim)} crops, {sum(len(d) for _, d in sim)} dice", flush=True)
-    net = build_model()
+    dev = torch.device(args.device)
+    net = build_model().to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    data = batches(sets, sim, args, rng)
     budget = args.minutes * 60
     t0 = time.time()
     step, hist = 0, []
@@ -320,18 +365,9 @@ def main(argv: list[str] | None = None) -> int:
         lr = args.lr * (min(1.0, (step + 1) / 100)) * (0.5 * (1 + math.cos(math.pi * frac)) * 0.97 + 0.03)
         for g in opt.param_groups:
             g["lr"] = lr
-        xs, tg = [], []
-        for _ in range(args.batch):
-            if sim and rng.random() < args.sim_weight:
-                item = sim[int(rng.integers(len(sim)))]
-            else:
-                items = sets[int(rng.integers(len(sets)))]
-                item = items[int(rng.integers(len(items)))]
-            img, d = make_sample(item, rng)
-            xs.append(img)
-            tg.append(targets(d))
-        x = to_input(np.stack(xs))
-        hm, val, cock, size = (torch.from_numpy(np.stack(t)) for t in zip(*tg))
+        xs, tg = next(data)
+        x = to_input(xs, dev)
+        hm, val, cock, size = (torch.from_numpy(t).to(dev, non_blocking=True) for t in tg)
         net.train()
         out = net(x)
         focal, lv, lc, ls = loss_fn(out, hm, val, cock, size)
@@ -346,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"step {step} {el:.0f}s lr {lr:.2e} focal {m[0]:.3f} value {m[1]:.3f} cocked {m[2]:.3f} size {m[3]:.3f}", flush=True)
         if step % 500 == 0:
             export(net, Path(args.out))
+    data.close()
     export(net, Path(args.out))
     print(f"wrote {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
     return 0
