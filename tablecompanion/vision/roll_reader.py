@@ -65,7 +65,9 @@ class RollReaderConfig:
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
     max_blob_side: float = 5.5  # a blob longer than this many die sides is not one or two dice
-    max_blob_short: float = 2.4  # ... nor one this wide every way (a checker is 2.75 sides across)
+    # ... nor one this wide every way: a moved checker's change is 2.9-3.1 sides (2.75 and its shadow); two
+    # dice lying close under the steep camera, each stretched by its height seen at 40 degrees, reach 2.6
+    max_blob_short: float = 2.65
     max_blob_area: float = 8.0  # ... nor one covering more than this many die faces (two dice and shadows
     # seen from a steep angle cover ~6.5)
     occlusion_area: float = 40.0  # changed area (die faces) that means a hand or an arm is in view

@@ -314,6 +314,38 @@ def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side)
     assert old.verdict == "void" and "tilted" in old.reason
 
 
+def test_two_dice_lying_close_under_the_steep_camera_are_read_from_one_blob():
+    """Two translucent dice side by side under the steep camera (seed 0, case 154): each die's change is
+    stretched by its height seen at 40 degrees, and together they are one blob 41.4 mm across its short side.
+    Under the limit before (2.4 die sides, 38.4 mm) the blob was no dice at all and the roll was void, "only
+    0 of 2 dice seen"; a moved checker is wider still (next test)."""
+    case, truth, (rr, before) = _read_case(0, 154, {}, {"max_blob_short": 2.4})
+    assert case.preset == "steep" and all(d["valid"] for d in truth["dice"])
+    assert rr.verdict == "valid" and sorted(rr.values) == [1, 5], rr.reason
+    assert before.verdict == "void" and before.reason.startswith("only 0 of 2 dice seen")
+
+
+@pytest.mark.parametrize("camera", ["top", "steep"])
+def test_a_checker_moved_onto_an_empty_point_is_wider_than_any_pair_of_dice(camera):
+    """The blob limits keep a moved checker out of the dice: 13/11 13/7 from the opening position puts two
+    checkers on empty points, each a change 2.9-3.1 die sides across every way (46-50 mm with its shadow,
+    under any camera), clear of the short-side limit (2.65 sides, 42.4 mm) that two dice lying close fit
+    under. Nothing there is read as a die."""
+    pos = Position.initial()
+    play = next(p for p in pos.legal_plays((6, 2)) if str(p) == "13/11 13/7")
+    base = Scene.from_position(pos, dice=())
+    r = renderer_for(Camera.preset(camera), base)
+    ref, _ = r.render(base, seed=3)
+    img, _ = r.render(Scene.from_position(pos.apply(play), dice=()), seed=4)
+    reader = RollReader(calibrate_from_markers(ref))
+    reader.set_reference(ref, checker_centres(base))
+    limit = reader.config.max_blob_short * reader.spec.die_size
+    discs = [b for b in reader.changed_blobs(img)[0] if b["side_mm"] < 3.5 * reader.spec.die_size]
+    assert len(discs) == 2
+    assert all(b["short_mm"] > limit + 3.0 for b in discs), [b["short_mm"] for b in discs]
+    assert reader.read(img).dice == ()
+
+
 @pytest.mark.parametrize("seed, index, values", [(2, 102, (4, 3)), (1, 101, (5, 3))])
 def test_a_die_s_side_face_is_not_a_third_die(seed, index, values):
     """Seen from the steep camera, a die's side face stretched onto the top-face plane lies more than a
