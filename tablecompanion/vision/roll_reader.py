@@ -109,6 +109,10 @@ class RollReaderConfig:
     loose_rivals: bool = False  # a face read beyond face_tol is a rival of a clear face (lowers its margin)
     top_beyond_side: bool = True  # a die read by a side face: a clear face beyond it whose outline holds it
     side_face_depth: float = 0.7  # ... where the camera sees at least this deep down a side (sides)
+    # ... and a flat die with that face on top leaves at most this much body beyond its outline (mm^2): the
+    # tilt test's own limit, which any die read flat must pass (a clear face found beyond a side face left
+    # 3.25; a tilted die's side face leaves tens)
+    top_beyond_explains: float = 4.0
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
@@ -1159,7 +1163,7 @@ class RollReader:
         From a steep camera a flat die's side face is nearly as large as its top and both readers can read
         it (a 6's side 3): its outline then leaves the die's top beyond it, and the die would be "tilted".
         When a clear face lies beyond it, on the side away from the camera, whose flat die's outline holds
-        the side face read and the die's body whole (at most ``outline_explains`` mm^2 beyond), that face is
+        the side face read and the die's body whole (at most ``top_beyond_explains`` mm^2 beyond), that face is
         the top. A tilted die leaves body beyond every flat outline."""
         c = self.config
         f = d.features
@@ -1190,7 +1194,7 @@ class RollReader:
         if cv2.pointPolygonTest(outline.astype(np.float32), (float(cx), float(cy)), False) < 0:
             return d  # the face read is no side face of this one
         area, turn = self._beyond_flat_outline(frame, top["g_centre_mm"], g.value, g.turn_deg, d, dice)
-        if area > c.outline_explains:
+        if area > c.top_beyond_explains:
             return d
         return self._showing(d, top, area, turn, min(1.0, 0.5 + g.margin / 100.0),
                              side_face_read=(f.get("g_value"), f.get("beyond_mm2")))

@@ -314,6 +314,19 @@ def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side)
     assert old.verdict == "void" and "tilted" in old.reason
 
 
+def test_the_top_beyond_a_side_face_passes_the_tilt_test_any_flat_die_passes():
+    """A red 6 under the steep camera (seed 1, case 214) read by its side face, a 3, whose outline leaves 84 mm^2
+    of the die beyond it. The clear 6 beyond it (margin 190) holds the die within 3.25 mm^2: under the tilt
+    test's 4, over the 1 mm^2 the rule first asked for, when the roll was void."""
+    _, truth, (rr, strict) = _read_case(1, 214, {}, {"top_beyond_explains": 1.0})
+    assert all(d["valid"] for d in truth["dice"])
+    assert rr.verdict == "valid" and sorted(rr.values) == [5, 6], rr.reason
+    six = next(d for d in rr.dice if d.value == 6)
+    assert six.features["side_face_read"][0] == 3
+    assert 1.0 < six.features["beyond_mm2"] <= RollReaderConfig().max_beyond_area
+    assert strict.verdict == "void" and "tilted" in strict.reason
+
+
 def test_two_dice_lying_close_under_the_steep_camera_are_read_from_one_blob():
     """Two translucent dice side by side under the steep camera (seed 0, case 154): each die's change is
     stretched by its height seen at 40 degrees, and together they are one blob 41.4 mm across its short side.
