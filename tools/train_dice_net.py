@@ -306,25 +306,19 @@ def batches(sets, sim, args, rng: np.random.Generator):
         s = sets[int(rng.integers(len(sets)))]
         return s[int(rng.integers(len(s)))]
 
-    def next_batch(idx, rng):
-        xs, tg = [], []
-        for i in idx:
-            img, d = make_sample(items[i], rng)
-            xs.append(img)
-            tg.append(targets(d))
-        return np.stack(xs), tuple(np.stack(t) for t in zip(*tg))
+    def made(item, rng):
+        img, d = make_sample(item, rng)
+        return img, targets(d)
+
+    def stacked(samples):
+        return np.stack([x for x, _ in samples]), tuple(np.stack(t) for t in zip(*(t for _, t in samples)))
 
     if not args.workers:  # the single-process run draws as it always did
         while True:
-            xs, tg = [], []
-            for _ in range(args.batch):
-                img, d = make_sample(one(rng), rng)
-                xs.append(img)
-                tg.append(targets(d))
-            yield np.stack(xs), tuple(np.stack(t) for t in zip(*tg))
+            yield stacked([made(one(rng), rng) for _ in range(args.batch)])
     from train_dice_cls import batches as forked
 
-    yield from forked(next_batch, p, rng, args)
+    yield from forked(lambda idx, rng: stacked([made(items[i], rng) for i in idx]), p, rng, args)
 
 
 def main(argv: list[str] | None = None) -> int:
