@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tablecompanion.vision.dice import (  # noqa: E402
     DEFAULT_CONFIG, check_frame, fill_unclear, load_image, net_candidates, network_for, read_dice, select_readings,
 )
-from tablecompanion.vision.dice_eval import load_labels, match  # noqa: E402
+from tablecompanion.vision.dice_eval import EvalResult, load_labels  # noqa: E402
 from tablecompanion.vision.dice_model import load_classifier  # noqa: E402
 
 GRID = {
@@ -52,25 +52,19 @@ def cache_candidates(specs, config, limit):
 
 
 def score(cache, config) -> dict:
+    """{spec: EvalResult} of the selection stage with ``config`` over the cached candidates."""
     per = {}
     for spec, lab, cands, pips in cache:
         rs = select_readings(cands, config)
         if config.combine == "fill":
             rs = fill_unclear(rs, pips)
-        pairs, misses, false = match(lab, rs)
-        d = per.setdefault(spec, {"dice": 0, "correct": 0, "wrong": 0, "no_value": 0, "miss": 0, "false": 0})
-        d["dice"] += len(lab.values)
-        d["correct"] += sum(rs[j].value == lab.values[i] for i, j in pairs)
-        d["wrong"] += sum(rs[j].value not in (None, lab.values[i]) for i, j in pairs)
-        d["no_value"] += sum(rs[j].value is None for _, j in pairs)
-        d["miss"] += len(misses)
-        d["false"] += len(false)
+        per.setdefault(spec, EvalResult()).add(lab, rs)
     return per
 
 
 def line(per: dict) -> str:
-    return "; ".join(f"{s.split('/')[-1]} {100 * v['correct'] / max(1, v['dice']):.1f}% (wrong {v['wrong']} "
-                     f"no value {v['no_value']} miss {v['miss']} false {v['false']})" for s, v in per.items())
+    return "; ".join(f"{s.split('/')[-1]} {100 * v.accuracy:.1f}% (wrong {v.wrong} "
+                     f"no value {v.not_flat} miss {v.misses} false {v.false_dice})" for s, v in per.items())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             cfg = replace(low, **dict(zip(keys, combo)))
             per = score(cache, cfg)
             # mean accuracy over the sets; a false die or a wrong value costs as much as a missed die
-            acc = sum((v["correct"] - v["false"] - v["wrong"]) / max(1, v["dice"]) for v in per.values()) / len(per)
+            acc = sum((v.correct - v.false_dice - v.wrong) / max(1, v.dice) for v in per.values()) / len(per)
             results.append((acc, dict(zip(keys, combo), cls_sizes=cls_sizes), per))
     results.sort(key=lambda t: -t[0])
     for acc, combo, per in results[: args.top]:

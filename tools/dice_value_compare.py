@@ -24,7 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceVisionError, load_image, read_dice  # noqa: E402
-from tablecompanion.vision.dice_eval import load_labels, match  # noqa: E402
+from tablecompanion.vision.dice_eval import EvalResult, load_labels  # noqa: E402
 from tablecompanion.vision.dice_model import load_value_reader  # noqa: E402
 
 
@@ -52,9 +52,9 @@ def reader_probs(reads: list, reader) -> dict:
     return probs
 
 
-def score(reads: list, probs: dict, value_min: float) -> tuple[int, int, int]:
-    """(right, wrong, no value) over the labelled dice with each die's probabilities applied at ``value_min``."""
-    right = wrong = no_value = 0
+def score(reads: list, probs: dict, value_min: float) -> EvalResult:
+    """The labelled photos scored with each die's probabilities applied at ``value_min``."""
+    res = EvalResult()
     for n, (lab, readings, _) in enumerate(reads):
         out = []
         for k, r in enumerate(readings):
@@ -64,15 +64,8 @@ def score(reads: list, probs: dict, value_min: float) -> tuple[int, int, int]:
                 if p[v - 1] >= value_min:
                     r = replace(r, value=v, status="flat")
             out.append(r)
-        pairs, _, _ = match(lab, out)
-        for i, j in pairs:
-            if out[j].value is None:
-                no_value += 1
-            elif out[j].value == lab.values[i]:
-                right += 1
-            else:
-                wrong += 1
-    return right, wrong, no_value
+        res.add(lab, out)
+    return res
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {why}", file=sys.stderr)
                 return 1
             probs = reader_probs(reads[spec], reader)
-            cells = [f"{vm}: {'%d right %d wrong %d no value' % score(reads[spec], probs, vm)}" for vm in args.value_min]
+            cells = []
+            for vm in args.value_min:
+                r = score(reads[spec], probs, vm)
+                cells.append(f"{vm}: {r.correct} right {r.wrong} wrong {r.not_flat} no value")
             print(f"{spec.split('/')[-1]:14s} {name:18s} " + " | ".join(cells), flush=True)
     return 0
 

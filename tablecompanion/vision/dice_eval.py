@@ -93,6 +93,29 @@ class EvalResult:
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(6)])
     failures: list[str] = field(default_factory=list)
 
+    def add(self, label: LabelledImage, readings: list[DiceReading]) -> None:
+        """One image's readings scored against its label (the time it took is added by the caller)."""
+        pairs, misses, false = match(label, readings)
+        self.images += 1
+        self.dice += len(label.values)
+        self.misses += len(misses)
+        self.false_dice += len(false)
+        ok = not misses and not false
+        for i in misses:
+            self.confusion[label.values[i] - 1][0] += 1
+        for i, j in pairs:
+            true, got = label.values[i], readings[j].value
+            self.confusion[true - 1][got or 0] += 1
+            if got is None:
+                self.not_flat += 1
+                ok = False
+            elif got == true:
+                self.correct += 1
+            else:
+                self.wrong += 1
+                ok = False
+        self.exact_images += ok
+
     @property
     def accuracy(self) -> float:
         return self.correct / self.dice if self.dice else 0.0
@@ -156,26 +179,7 @@ def evaluate(
             res.failures.append(f"{lab.file}: {exc}")
             readings = []
         res.seconds += time.perf_counter() - t0
-        pairs, misses, false = match(lab, readings)
-        res.images += 1
-        res.dice += len(lab.values)
-        res.misses += len(misses)
-        res.false_dice += len(false)
-        ok = not misses and not false
-        for i in misses:
-            res.confusion[lab.values[i] - 1][0] += 1
-        for i, j in pairs:
-            true, got = lab.values[i], readings[j].value
-            res.confusion[true - 1][got or 0] += 1
-            if got is None:
-                res.not_flat += 1
-                ok = False
-            elif got == true:
-                res.correct += 1
-            else:
-                res.wrong += 1
-                ok = False
-        res.exact_images += ok
+        res.add(lab, readings)
     return res
 
 
