@@ -139,6 +139,11 @@ class RollReaderConfig:
     # the grid reader's face centre is searched this many die sides around a reading (or a blob's centre)
     hyp_box: float = 0.5
     blob_box: float = 0.9
+    # the per-photo reader centres a die on all it sees of it, its side faces too: from a tilted camera the
+    # top lies up to this share of what the camera sees down a side beyond that centre, away from the
+    # camera (0: off); where that is at least ``hyp_shift_min`` sides, the grid reader looks there too
+    hyp_top_shift: float = 0.5
+    hyp_shift_min: float = 0.15
     grid_min_margin: float = 22.0  # its best face must beat every other value by this much...
     grid_min_contrast: float = 15.0  # ... and its weakest pip contrast with the face this much (Lab L)
     grid_alone_contrast: float = 25.0  # the weakest pip's contrast when the grid reader's value stands alone
@@ -870,6 +875,8 @@ class RollReader:
             g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
                           alternatives_within=c.alternatives_within, face_tol=c.loose_face_tol,
                           clear_face_tol=None if c.loose_rivals else c.face_tol)
+            if r is not None:
+                g = self._top_away_from_camera(crop, g, mm, (u, v), box)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
             if r is None and d.status != "flat":
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
@@ -897,6 +904,34 @@ class RollReader:
         if not out and c.unread_blob_is_die and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
+
+    def _top_away_from_camera(self, crop: np.ndarray, g: "GridReading | None", mm, uv, box: float) -> "GridReading | None":
+        """The grid reader's face for a per-photo reading at ``mm`` (crop pixels ``uv``), or a clear face
+        beyond it away from the camera that scores higher.
+
+        The per-photo reader centres a die on all it sees of it: from a tilted or steep camera its side
+        faces too, so the top lies beyond that centre, up to half of what the camera sees down a side. A
+        face found there, beyond the first look's box, counts only when it is sure on its own and its blank
+        places look alike (a side face and a shadow beyond a die make uneven "faces")."""
+        c = self.config
+        k = c.rect_px_per_mm
+        die = float(self.spec.die_size)
+        bx, by = self._board_on_top_plane([mm])[0]
+        du, dv = (mm[0] - bx) * c.hyp_top_shift, (mm[1] - by) * c.hyp_top_shift
+        if c.hyp_top_shift <= 0 or math.hypot(du, dv) < c.hyp_shift_min * die:
+            return g
+        u, v = uv[0] + du * k, uv[1] + dv * k
+        far = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
+                        alternatives_within=c.alternatives_within, face_tol=c.face_tol,
+                        tau_box=(uv[0] - box, uv[1] - box, uv[0] + box, uv[1] + box))
+        if far is None or far.margin < c.grid_min_margin or far.pip_contrast < c.grid_alone_contrast or \
+                far.off_contrast >= c.max_blank_spot * far.pip_contrast:
+            return g
+        if abs(far.centre[0] - uv[0]) <= box and abs(far.centre[1] - uv[1]) <= box:
+            return g  # the first look's box: it had that place (a face there it did not take is a side face)
+        if g is not None and (far.score <= g.score or math.dist(far.centre, g.centre) < 0.25 * die * k):
+            return g
+        return far
 
     def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
         """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
@@ -1511,12 +1546,16 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
-              alternatives_within: float = 0.0, clear_face_tol: float | None = None) -> GridReading | None:
+              alternatives_within: float = 0.0, clear_face_tol: float | None = None,
+              tau_box: tuple[float, float, float, float] | None = None) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
 
     Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
     pip's is a line lit all along (a triangle's tip), no row of pips. 0.6, not 0.5: a small die far from
-    a steep camera, stretched onto the top plane, blurs its 6's columns to about 0.5 between the pips."""
+    a steep camera, stretched onto the top plane, blurs its 6's columns to about 0.5 between the pips.
+
+    A pip is a response over half the strongest in ``tau_box`` (default: ``centre_box``): two reads with one
+    ``tau_box`` score their faces alike."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
         return None
     L, C = pip_response(crop, pip * side_px)
@@ -1534,10 +1573,15 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
         gy, gx = np.ogrid[by0:by1, bx0:bx1]
         banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
     banned = banned.ravel()
+    tx0, ty0, tx1, ty1 = bx0, by0, bx1, by1
+    if tau_box is not None:
+        tx0, ty0, tx1, ty1 = (int(round(v)) for v in tau_box)
+        tx0, ty0 = max(0, tx0), max(0, ty0)
+        tx1, ty1 = min(w, max(tx0 + 1, tx1)), min(h, max(ty0 + 1, ty1))
     resps, taus = [], []
     for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
         resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
-        area = resp[by0:by1, bx0:bx1]
+        area = resp[ty0:ty1, tx0:tx1]
         tau = 0.5 * float(np.percentile(area, 99.5)) if area.size else 0.0
         if tau > 1.0:
             resps.append(np.ascontiguousarray(resp, np.float32))

@@ -305,8 +305,9 @@ def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side)
     side 4): that face's outline leaves the top beyond it, and the die was "tilted". The clear face beyond
     it, whose flat outline holds the side face and the whole die, is the top. (The 6 of case 216 lies
     13.6 mm from the far rail, within the rail's reach since 2026-11-25's ninth session: the reach is the one
-    before, so that the test is of the faces.)"""
-    reach = {"rail_touch_mm": 0.7}
+    before, so that the test is of the faces. Since the twenty-sixth session the first look finds both tops
+    beyond the per-photo reader's centre, ``hyp_top_shift``, off here for the same reason.)"""
+    reach = {"rail_touch_mm": 0.7, "hyp_top_shift": 0.0}
     _, truth, (rr, old) = _read_case(seed, index, reach, {"top_beyond_side": False, **reach})
     assert all(d["valid"] for d in truth["dice"])
     assert rr.verdict == "valid" and sorted(rr.values) == sorted(values), rr.reason
@@ -317,14 +318,31 @@ def test_the_top_beyond_a_side_face_both_readers_read(seed, index, values, side)
 def test_the_top_beyond_a_side_face_passes_the_tilt_test_any_flat_die_passes():
     """A red 6 under the steep camera (seed 1, case 214) read by its side face, a 3, whose outline leaves 84 mm^2
     of the die beyond it. The clear 6 beyond it (margin 190) holds the die within 3.25 mm^2: under the tilt
-    test's 4, over the 1 mm^2 the rule first asked for, when the roll was void."""
-    _, truth, (rr, strict) = _read_case(1, 214, {}, {"top_beyond_explains": 1.0})
+    test's 4, over the 1 mm^2 the rule first asked for, when the roll was void. (The first look now finds
+    the 6 beyond the per-photo reader's centre, ``hyp_top_shift``: off here, so that the test is of this rule.)"""
+    first = {"hyp_top_shift": 0.0}
+    _, truth, (rr, strict) = _read_case(1, 214, first, {"top_beyond_explains": 1.0, **first})
     assert all(d["valid"] for d in truth["dice"])
     assert rr.verdict == "valid" and sorted(rr.values) == [5, 6], rr.reason
     six = next(d for d in rr.dice if d.value == 6)
     assert six.features["side_face_read"][0] == 3
     assert 1.0 < six.features["beyond_mm2"] <= RollReaderConfig().max_beyond_area
     assert strict.verdict == "void" and "tilted" in strict.reason
+
+
+@pytest.mark.parametrize("seed, index, camera, values, before", [
+    (2, 266, "steep", [4, 5], "void"),  # the 5 read by a side face: "its body shows"
+    (1, 89, "tilted", [1, 5], "unclear"),  # the 5's top beyond the box: no face sure there, "unreadable"
+])
+def test_the_top_is_looked_for_beyond_the_per_photo_readers_centre(seed, index, camera, values, before):
+    """The per-photo reader centres a die on all it sees of it, its side faces too: from a tilted or
+    steep camera the top lies beyond that centre, away from the camera, and the grid reader looked for
+    it only within half a side of it. A clear face found as far again beyond, scoring higher than what
+    the first look found, is the top."""
+    case, truth, (rr, off) = _read_case(seed, index, {}, {"hyp_top_shift": 0.0})
+    assert case.preset == camera and all(d["valid"] for d in truth["dice"])
+    assert rr.verdict == "valid" and sorted(rr.values) == values, rr.reason
+    assert off.verdict == before, off.reason
 
 
 def test_two_dice_lying_close_under_the_steep_camera_are_read_from_one_blob():
@@ -719,8 +737,11 @@ def test_a_face_fitted_half_off_the_die_is_no_second_die():
     """A white 5 about 18 px across at the far side of a steep view (held-out seed 5, case 98): neither
     reader reads it in place, and the search for a die elsewhere in its blob fitted a 3 through its corner
     pip, its centre pip and the dark seam of its far edge: half of that face lies off the die. The roll was
-    accepted as 3-3; a face mostly off the changed blob is no die, and the roll is not accepted."""
-    _, truth, (rr, old) = _read_case(5, 98, {}, {"second_die_on_blob": 0.0})
+    accepted as 3-3; a face mostly off the changed blob is no die, and the roll is not accepted. (Since the
+    twenty-sixth session the first look finds the 5's top beyond the per-photo reader's centre,
+    ``hyp_top_shift``, which is off here, so that the test is of the search.)"""
+    first = {"hyp_top_shift": 0.0}
+    _, truth, (rr, old) = _read_case(5, 98, first, {"second_die_on_blob": 0.0, **first})
     assert sorted(d["top_value"] for d in truth["dice"]) == [3, 5] and all(d["valid"] for d in truth["dice"])
     assert old.verdict == "valid" and sorted(old.values) == [3, 3]
     assert rr.verdict != "valid" and not any(d.value == 3 and d is not _die_at(rr, truth["dice"][1]) for d in rr.dice)
