@@ -1543,6 +1543,13 @@ def pip_response(crop: np.ndarray, pip_px: float) -> tuple[np.ndarray, np.ndarra
     return d[..., 0], np.sqrt(d[..., 1] ** 2 + d[..., 2] ** 2)
 
 
+def _pixel_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:
+    """``box`` (x0, y0, x1, y1) rounded to whole pixels within a w x h image, at least one pixel wide."""
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    x0, y0 = max(0, x0), max(0, y0)
+    return x0, y0, min(w, max(x0 + 1, x1)), min(h, max(y0 + 1, y1))
+
+
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
@@ -1564,20 +1571,14 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     if centre_box is None:
         m = 0.3 * side_px
         centre_box = (m, m, w - m, h - m)
-    bx0, by0, bx1, by1 = (int(round(v)) for v in centre_box)
-    bx0, by0 = max(0, bx0), max(0, by0)
-    bx1, by1 = min(w, max(bx0 + 1, bx1)), min(h, max(by0 + 1, by1))
+    bx0, by0, bx1, by1 = _pixel_box(centre_box, w, h)
     bw, bh = bx1 - bx0, by1 - by0
     banned = np.zeros((bh, bw), bool)  # lattice centres not to use (dice already read)
     for eu, ev, er in exclude:
         gy, gx = np.ogrid[by0:by1, bx0:bx1]
         banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
     banned = banned.ravel()
-    tx0, ty0, tx1, ty1 = bx0, by0, bx1, by1
-    if tau_box is not None:
-        tx0, ty0, tx1, ty1 = (int(round(v)) for v in tau_box)
-        tx0, ty0 = max(0, tx0), max(0, ty0)
-        tx1, ty1 = min(w, max(tx0 + 1, tx1)), min(h, max(ty0 + 1, ty1))
+    tx0, ty0, tx1, ty1 = (bx0, by0, bx1, by1) if tau_box is None else _pixel_box(tau_box, w, h)
     resps, taus = [], []
     for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
         resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
