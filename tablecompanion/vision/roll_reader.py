@@ -924,14 +924,22 @@ class RollReader:
         far = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
                         alternatives_within=c.alternatives_within, face_tol=c.face_tol,
                         tau_box=(uv[0] - box, uv[1] - box, uv[0] + box, uv[1] + box))
-        if far is None or far.margin < c.grid_min_margin or far.pip_contrast < c.grid_alone_contrast or \
-                far.off_contrast >= c.max_blank_spot * far.pip_contrast:
+        if not self._grid_sure(far):
             return g
         if abs(far.centre[0] - uv[0]) <= box and abs(far.centre[1] - uv[1]) <= box:
             return g  # the first look's box: it had that place (a face there it did not take is a side face)
         if g is not None and (far.score <= g.score or math.dist(far.centre, g.centre) < 0.25 * die * k):
             return g
         return far
+
+    def _grid_sure(self, g: "GridReading | None", agree: bool = False) -> bool:
+        """The grid reader's face is sure: its margin over the other faces and its weakest pip's contrast
+        (less of both asked when the per-photo reader reads the same value, ``agree``), and no pip-like spot
+        where the face is blank."""
+        c = self.config
+        return g is not None and g.pip_contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
+            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
+            g.off_contrast < c.max_blank_spot * g.pip_contrast
 
     def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
         """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
@@ -1001,9 +1009,7 @@ class RollReader:
                        "r_conf": float(r.confidence) if r is not None else None}
         r_flat = r is not None and r.status == "flat" and r.value is not None
         agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
-        g_ok = g is not None and g.pip_contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
-            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
-            g.off_contrast < c.max_blank_spot * g.pip_contrast
+        g_ok = self._grid_sure(g, agree)
         if g is not None:
             feats.update(_face_features(g, origin, k, die))
             if g_ok:  # the lattice's centre is the face's centre
@@ -1221,8 +1227,7 @@ class RollReader:
         m = 0.6 * die * k
         g = grid_read(crop, die * k, centre_box=(m, m, crop.shape[1] - m, crop.shape[0] - m), exclude=excl,
                       face_tol=c.face_tol)
-        if g is None or g.margin < c.grid_min_margin or g.pip_contrast < c.grid_alone_contrast or \
-                g.off_contrast >= c.max_blank_spot * g.pip_contrast:
+        if not self._grid_sure(g):
             return d
         top = _face_features(g, (x0, y0), k, die)
         outline = self.flat_silhouette(top["g_centre_mm"], g.turn_deg, c.side_face_slack)
