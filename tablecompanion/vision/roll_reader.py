@@ -1555,6 +1555,24 @@ def _pixel_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[
     return x0, y0, min(w, max(x0 + 1, x1)), min(h, max(y0 + 1, y1))
 
 
+def _pattern_sums(on: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Each face pattern's sum of ``on`` (9 lattice places x n centres) over its pip places, into ``out``
+    (a row per pattern of ``_PATTERNS``): the patterns share their corner pairs, so 13 additions make all
+    9 rows (a matrix product without BLAS took twice as long; BLAS threads would compete with the camera's)."""
+    a = np.add(on[0], on[8], out=out[1])  # 2: one diagonal
+    b = np.add(on[2], on[6], out=out[2])  # 2: the other
+    out[0] = on[4]  # 1
+    np.add(a, on[4], out=out[3])  # 3
+    np.add(b, on[4], out=out[4])
+    np.add(a, b, out=out[5])  # 4
+    np.add(out[5], on[4], out=out[6])  # 5
+    np.add(out[5], on[3], out=out[7])  # 6: the two columns
+    out[7] += on[5]
+    np.add(out[5], on[1], out=out[8])  # 6: the two rows
+    out[8] += on[7]
+    return out
+
+
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
@@ -1629,7 +1647,7 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
             # score = gain at the pattern's pips - extra at its blanks = pattern . (gain + extra) - sum(extra);
             # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
             # compete with the camera thread for the cores
-            np.einsum("pk,kn->pn", _PATTERN_ON, on, optimize=False, out=scores)
+            _pattern_sums(on, scores)
             scores -= extra.sum(axis=0, out=blank)
             if exclude:
                 scores[:, banned] = -1e9
