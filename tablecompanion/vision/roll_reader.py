@@ -995,10 +995,10 @@ class RollReader:
         if g is None or self.reference_full is None:
             return False
         ref_crop = self.rectified(self.reference_full, rect_mm)
+        contrast = max(self.config.grid_min_contrast, 0.8 * g.pip_contrast)
         gr = grid_read(ref_crop, self.spec.die_size * self.config.rect_px_per_mm,
-                       centre_box=(u - box, v - box, u + box, v + box))
-        return gr is not None and gr.margin >= self.config.grid_agree_margin and \
-            gr.pip_contrast >= max(self.config.grid_min_contrast, 0.8 * g.pip_contrast)
+                       centre_box=(u - box, v - box, u + box, v + box), min_pip_contrast=contrast)
+        return gr is not None and gr.margin >= self.config.grid_agree_margin and gr.pip_contrast >= contrast
 
     def _on_blob(self, d: DieSeen, blob: dict) -> bool:
         """The die's top face lies on this changed blob's outline (a face found beside it belongs to another
@@ -1588,7 +1588,8 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
               turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
               alternatives_within: float = 0.0, clear_face_tol: float | None = None,
-              tau_box: tuple[float, float, float, float] | None = None) -> GridReading | None:
+              tau_box: tuple[float, float, float, float] | None = None,
+              min_pip_contrast: float = 0.0) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
 
     Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
@@ -1596,7 +1597,10 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     a steep camera, stretched onto the top plane, blurs its 6's columns to about 0.5 between the pips.
 
     A pip is a response over half the strongest in ``tau_box`` (default: ``centre_box``): two reads with one
-    ``tau_box`` score their faces alike."""
+    ``tau_box`` score their faces alike.
+
+    ``min_pip_contrast``: the caller takes no face whose weakest pip is weaker. Where no response within the
+    lattice's reach of the box is that strong, no face can be, and the search is not made (None)."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
         return None
     L, C = pip_response(crop, pip * side_px)
@@ -1623,6 +1627,12 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
             taus.append(tau)
     if not resps:
         return None
+    if min_pip_contrast > 0:
+        # a pip's contrast is the response interpolated between 4 pixels, never over the strongest of them
+        reach = int(math.ceil(pitch * side_px * math.sqrt(2.0))) + 1
+        zone = (slice(max(0, by0 - reach), by1 + reach), slice(max(0, bx0 - reach), bx1 + reach))
+        if max(float(resp[zone].max()) for resp in resps) < min_pip_contrast:
+            return None
     turns = np.arange(0.0, 90.0, turn_step)
     n_pat, n = len(_PATTERNS), bw * bh
     # per polarity and face pattern, the best lattice placement over all turns: score, turn, centre, and

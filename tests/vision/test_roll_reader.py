@@ -240,6 +240,28 @@ def test_a_translucent_four_is_read_with_the_die_reader_s_face_tolerance():
     assert strict is not None and strict.value == 5 and strict.pip_contrast == 0.0  # the old answer
 
 
+def test_a_face_no_stronger_than_the_caller_takes_is_not_searched_for():
+    """``grid_read(min_pip_contrast=...)`` skips the search where no response within the lattice's reach
+    is that strong (the reference under most dice: 157 of 161 looks for a picked-up die's ghost on seed 0).
+    A face whose weakest pip is exactly that strong must still be found: the reach covers its pips."""
+    from tablecompanion.vision.roll_reader import pip_response
+
+    crop = cv2.imread(str(DATA / "translucent-four-top-plane.png"))
+    box, tol = (54.3, 51.1, 102.3, 99.1), RollReaderConfig().loose_face_tol
+    g = grid_read(crop, 48.0, centre_box=box, face_tol=tol)
+    assert g is not None and g.value == 4 and g.pip_contrast > 0
+    assert grid_read(crop, 48.0, centre_box=box, face_tol=tol, min_pip_contrast=g.pip_contrast) == g
+    L, C = pip_response(crop, 0.17 * 48.0)
+    strongest = max(float((np.maximum(p * L, 0) + 0.5 * C * (p * L > 2)).max()) for p in (-1.0, 1.0))
+    assert g.pip_contrast < strongest
+    assert grid_read(crop, 48.0, centre_box=box, face_tol=tol, min_pip_contrast=strongest + 0.01) is None
+    # a small box in the crop's corner, the die out of reach: nothing there is as strong as its pips
+    corner = (14.4, 14.4, 20.0, 20.0)
+    far = grid_read(crop, 48.0, centre_box=corner, face_tol=tol)
+    assert far is None or far.pip_contrast < g.pip_contrast
+    assert grid_read(crop, 48.0, centre_box=corner, face_tol=tol, min_pip_contrast=g.pip_contrast) is None
+
+
 def _read_case(seed: int, index: int, *configs: dict, kind: str | None = None):
     """A roll_eval case (its kind changed to ``kind``), rendered once and read with the default settings
     changed by each of ``configs`` (the defaults alone when none): the case, its truth, the readings.
