@@ -63,6 +63,9 @@ class RollReaderConfig:
     diff_scale: float = 0.5  # the change mask is computed at this fraction of the frame size
     diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
+    # ... and the checkers' by this much: two views of the table whose change lies only beyond it (an arm
+    # resting at the table's edge in one) show the same checkers
+    checker_area_mm: float = 5.0
     min_blob_area: float = 0.25  # a die-sized blob covers at least this many die faces (in mm^2 / side^2)
     max_blob_side: float = 5.5  # a blob longer than this many die sides is not one or two dice
     # ... nor one this wide every way: a moved checker's change is 2.9-3.1 sides (2.75 and its shadow); two
@@ -390,6 +393,12 @@ class RollReader:
         poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
         self.search_mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
         cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
+        # where the checker search looks (the board warped, a few mm more for its interpolation): a change
+        # beyond it (an arm at the table's edge) cannot change the checkers found
+        m = self.config.checker_area_mm
+        poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
+        self._checker_area = np.zeros_like(self.search_mask)
+        cv2.fillPoly(self._checker_area, [np.round(poly).astype(np.int32)], 255)
         self._row_light = RowLight.for_picture(self.small_size[1], self.small_size[0], mask=self.search_mask > 0)
         self.reference: np.ndarray | None = None
         self.reference_full: np.ndarray | None = None
@@ -523,10 +532,12 @@ class RollReader:
         return found
 
     def _same_board(self, small: np.ndarray, board: np.ndarray, level: float) -> bool:
-        """``small`` shows the checkers as ``board`` does: what differs is at most ``same_board`` die faces
-        of change, besides die-sized changes where the last read's dice lay (old dice on one of them)."""
+        """``small`` shows the checkers as ``board`` does: what differs on the board (where the checkers are
+        searched) is at most ``same_board`` die faces of change, besides die-sized changes where the last
+        read's dice lay (old dice on one of them)."""
         c, s = self.config, self.config.diff_scale
         mask, _ = self._changed(small, board, level)
+        mask &= self._checker_area
         n, _, stats, centres = cv2.connectedComponentsWithStats(mask, connectivity=8)
         face = self._face_px_small
         dice_px = []

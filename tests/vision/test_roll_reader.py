@@ -32,6 +32,29 @@ def _roll(dice, *, camera="default", hands=(), seed=3, home="right"):
     return reader, img, truth
 
 
+def test_a_change_beyond_the_board_leaves_the_checkers_found_on_it():
+    """Two views of the table that differ only beyond the board (an arm resting at the table's edge in
+    one of them, as in the void footage's throw 3392, whose read-ahead searched for checkers again, 38 ms)
+    show the same checkers: the checker search looks at the board alone. The same change on the board
+    is a board changed."""
+    from tablecompanion.vision.roll_reader import _masked_median
+
+    base = Scene.from_position(Position.initial(), dice=())
+    ref, _ = renderer_for(Camera.preset("default"), base).render(base, seed=3)
+    reader = RollReader(calibrate_from_markers(ref))
+    spec = reader.spec
+    small = reader._small(ref)  # noqa: SLF001
+    level = _masked_median(small, reader.search_mask)
+    for (x, y), same in (((0.4 * spec.width, -45.0), True), ((0.3 * spec.width, 0.5 * spec.height), False)):
+        arm = ref.copy()
+        u, v = reader.calibration.board_to_image([(x, y)])[0]
+        radius = int(round(reader.die_px_at(x, min(max(y, 0.0), spec.height))))  # about 3 die faces
+        cv2.circle(arm, (int(round(u)), int(round(v))), radius, (40, 60, 90), -1)
+        changed, _ = reader._changed(reader._small(arm), small, level)  # noqa: SLF001
+        assert np.count_nonzero(changed) > 2 * reader._face_px_small  # noqa: SLF001 - in the search area
+        assert reader._same_board(reader._small(arm), small, level) is same  # noqa: SLF001
+
+
 def test_camera_model_from_the_homography_finds_the_simulated_camera():
     img, truth = None, None
     for preset in ("tilted", "steep"):
