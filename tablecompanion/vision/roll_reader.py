@@ -882,11 +882,15 @@ class RollReader:
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
-            g = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
-                          alternatives_within=c.alternatives_within, face_tol=c.loose_face_tol,
-                          clear_face_tol=None if c.loose_rivals else c.face_tol)
-            if r is not None:
-                g = self._top_away_from_camera(crop, g, mm, (u, v), box)
+            look = dict(centre_box=(u - box, v - box, u + box, v + box), alternatives_within=c.alternatives_within,
+                        face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol)
+            far_box = self._box_away_from_camera(mm, (u, v), box) if r is not None else None
+            if far_box is None:
+                g = grid_read(crop, die * k, **look)
+            else:  # both boxes in one scan, with the first box's pip threshold
+                far_look = dict(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol)
+                g, far = grid_reads(crop, die * k, [look, far_look])
+                g = self._top_away_from_camera(g, far, (u, v), box)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
             if r is None and d.status != "flat":
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
@@ -927,25 +931,33 @@ class RollReader:
         pts = np.column_stack([xs + mx + 0.5, ys + my + 0.5]) / self.config.diff_scale
         return self.to_plane(pts, float(self.spec.die_size))
 
-    def _top_away_from_camera(self, crop: np.ndarray, g: "GridReading | None", mm, uv, box: float) -> "GridReading | None":
-        """The grid reader's face for a per-photo reading at ``mm`` (crop pixels ``uv``), or a clear face
-        beyond it away from the camera that scores higher.
-
-        The per-photo reader centres a die on all it sees of it: from a tilted or steep camera its side
-        faces too, so the top lies beyond that centre, up to half of what the camera sees down a side. A
-        face found there, beyond the first look's box, counts only when it is sure on its own and its blank
-        places look alike (a side face and a shadow beyond a die make uneven "faces")."""
+    def _box_away_from_camera(self, mm, uv, box: float) -> tuple[float, float, float, float] | None:
+        """Where :meth:`_top_away_from_camera` looks for a die's top beyond a per-photo reading at ``mm`` (crop
+        pixels ``uv``; ``box``: the first look's half side): that box moved away from the camera by
+        ``hyp_top_shift`` of what the camera sees down a side there. None where that is under ``hyp_shift_min``
+        of a side (the view from above)."""
         c = self.config
         k = c.rect_px_per_mm
         die = float(self.spec.die_size)
         bx, by = self._board_on_top_plane([mm])[0]
         du, dv = (mm[0] - bx) * c.hyp_top_shift, (mm[1] - by) * c.hyp_top_shift
         if c.hyp_top_shift <= 0 or math.hypot(du, dv) < c.hyp_shift_min * die:
-            return g
+            return None
         u, v = uv[0] + du * k, uv[1] + dv * k
-        far = grid_read(crop, die * k, centre_box=(u - box, v - box, u + box, v + box),
-                        alternatives_within=c.alternatives_within, face_tol=c.face_tol,
-                        tau_box=(uv[0] - box, uv[1] - box, uv[0] + box, uv[1] + box))
+        return (u - box, v - box, u + box, v + box)
+
+    def _top_away_from_camera(self, g: "GridReading | None", far: "GridReading | None", uv,
+                              box: float) -> "GridReading | None":
+        """The grid reader's face ``g`` for a per-photo reading at crop pixels ``uv``, or the face ``far`` found
+        beyond it away from the camera (:meth:`_box_away_from_camera`, the first look's pip threshold and a
+        clear face's tolerance) when that is sure, clear and scores higher.
+
+        The per-photo reader centres a die on all it sees of it: from a tilted or steep camera its side
+        faces too, so the top lies beyond that centre, up to half of what the camera sees down a side. A
+        face found there, beyond the first look's box, counts only when it is sure on its own and its blank
+        places look alike (a side face and a shadow beyond a die make uneven "faces")."""
+        k = self.config.rect_px_per_mm
+        die = float(self.spec.die_size)
         if not self._grid_sure(far):
             return g
         if abs(far.centre[0] - uv[0]) <= box and abs(far.centre[1] - uv[1]) <= box:
@@ -1601,7 +1613,8 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
               alternatives_within: float = 0.0, clear_face_tol: float | None = None,
               tau_box: tuple[float, float, float, float] | None = None,
               min_pip_contrast: float = 0.0) -> GridReading | None:
-    """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best.
+    """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best, its
+    centre in ``centre_box`` (default: the crop but 0.3 of a side at its edges) and not in ``exclude``.
 
     Between two neighbouring pips a face is blank: a response there above ``mid_ratio`` of the weakest
     pip's is a line lit all along (a triangle's tip), no row of pips. 0.6, not 0.5: a small die far from
@@ -1612,22 +1625,30 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
 
     ``min_pip_contrast``: the caller takes no face whose weakest pip is weaker. Where no response within the
     lattice's reach of the box is that strong, no face can be, and the search is not made (None)."""
+    look = dict(centre_box=centre_box, exclude=exclude, face_tol=face_tol, mid_ratio=mid_ratio,
+                alternatives_within=alternatives_within, clear_face_tol=clear_face_tol,
+                min_pip_contrast=min_pip_contrast)
+    return grid_reads(crop, side_px, [look], pitch=pitch, pip=pip, turn_step=turn_step, tau_box=tau_box)[0]
+
+
+def grid_reads(crop: np.ndarray, side_px: float, looks: Sequence[dict], *, pitch: float = 0.25, pip: float = 0.17,
+               turn_step: float = 5.0, tau_box: tuple[float, float, float, float] | None = None) -> list[GridReading | None]:
+    """:func:`grid_read` in several boxes of one crop: ``looks`` holds each one's other keyword arguments
+    (``centre_box``, ``exclude``, ``face_tol``, ...). The boxes are scanned as one, so where they overlap the
+    response is shifted and scored once. The pip threshold is ``tau_box``'s for all (default: the first
+    look's box)."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
-        return None
+        return [None] * len(looks)
     L, C = pip_response(crop, pip * side_px)
     h, w = L.shape
-    best: dict[int, tuple] = {}
-    if centre_box is None:
-        m = 0.3 * side_px
-        centre_box = (m, m, w - m, h - m)
-    bx0, by0, bx1, by1 = _pixel_box(centre_box, w, h)
-    bw, bh = bx1 - bx0, by1 - by0
-    banned = np.zeros((bh, bw), bool)  # lattice centres not to use (dice already read)
-    for eu, ev, er in exclude:
-        gy, gx = np.ogrid[by0:by1, bx0:bx1]
-        banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
-    banned = banned.ravel()
-    tx0, ty0, tx1, ty1 = (bx0, by0, bx1, by1) if tau_box is None else _pixel_box(tau_box, w, h)
+    boxes = []
+    for look in looks:
+        centre_box = look.get("centre_box")
+        if centre_box is None:
+            m = 0.3 * side_px
+            centre_box = (m, m, w - m, h - m)
+        boxes.append(_pixel_box(centre_box, w, h))
+    tx0, ty0, tx1, ty1 = boxes[0] if tau_box is None else _pixel_box(tau_box, w, h)
     resps, taus = [], []
     for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
         resp = np.maximum(polarity * L, 0.0) + 0.5 * C * (polarity * L > 2.0)
@@ -1636,61 +1657,107 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
         if tau > 1.0:
             resps.append(np.ascontiguousarray(resp, np.float32))
             taus.append(tau)
+    out: list[GridReading | None] = [None] * len(looks)
     if not resps:
-        return None
-    if min_pip_contrast > 0:
-        # a pip's contrast is the response interpolated between 4 pixels, never over the strongest of them
-        reach = int(math.ceil(pitch * side_px * math.sqrt(2.0))) + 1
-        zone = (slice(max(0, by0 - reach), by1 + reach), slice(max(0, bx0 - reach), bx1 + reach))
-        if max(float(resp[zone].max()) for resp in resps) < min_pip_contrast:
-            return None
+        return out
+    wanted = []
+    for j, ((bx0, by0, bx1, by1), look) in enumerate(zip(boxes, looks)):
+        if look.get("min_pip_contrast", 0.0) > 0:
+            # a pip's contrast is the response interpolated between 4 pixels, never over the strongest of them
+            reach = int(math.ceil(pitch * side_px * math.sqrt(2.0))) + 1
+            zone = (slice(max(0, by0 - reach), by1 + reach), slice(max(0, bx0 - reach), bx1 + reach))
+            if max(float(resp[zone].max()) for resp in resps) < look["min_pip_contrast"]:
+                continue
+        wanted.append(j)
     turns = np.arange(0.0, 90.0, turn_step)
-    n_pat, n = len(_PATTERNS), bw * bh
-    # per polarity and face pattern, the best lattice placement over all turns: score, turn, centre, and
-    # the response at its 9 places (the first best in the order polarity, turn, pattern, as scanned)
-    best_sc = np.full((len(resps), n_pat), -np.inf)
-    best_turn = np.zeros((len(resps), n_pat), int)
-    best_k = np.zeros((len(resps), n_pat), int)
-    best_at = np.zeros((len(resps), n_pat, 9), np.float32)
+    scans = _best_lattices(resps, taus, turns, pitch * side_px, [boxes[j] for j in wanted],
+                           [looks[j].get("exclude", ()) for j in wanted])
+    for j, scan in zip(wanted, scans):
+        look = looks[j]
+        out[j] = _face_of(crop, side_px, pitch, resps, turns, boxes[j], scan, face_tol=look.get("face_tol", 32.0),
+                          mid_ratio=look.get("mid_ratio", 0.6), alternatives_within=look.get("alternatives_within", 0.0),
+                          clear_face_tol=look.get("clear_face_tol"))
+    return out
+
+
+def _best_lattices(resps: list[np.ndarray], taus: list[float], turns: np.ndarray, pitch_px: float,
+                   boxes: list[tuple[int, int, int, int]], excludes: list[Sequence[tuple[float, float, float]]]) -> list[tuple]:
+    """Per box, per polarity and face pattern, the best lattice placement over all turns: score, turn, centre
+    (index in the box, row by row) and the response at its 9 places; the first best in the order polarity,
+    turn, pattern, as scanned. The boxes' bounding box is shifted and scored once."""
+    ux0, uy0 = min(b[0] for b in boxes) if boxes else 0, min(b[1] for b in boxes) if boxes else 0
+    ux1, uy1 = max(b[2] for b in boxes) if boxes else 0, max(b[3] for b in boxes) if boxes else 0
+    uw, uh = ux1 - ux0, uy1 - uy0
+    n_pat, n = len(_PATTERNS), uw * uh
+    P = len(resps)
+    one = len(boxes) == 1  # the box is the whole scan: its scores are used in place
+    parts = []
+    for (bx0, by0, bx1, by1), exclude in zip(boxes, excludes):
+        bw, bh = bx1 - bx0, by1 - by0
+        banned = None
+        if exclude:
+            banned = np.zeros((bh, bw), bool)  # lattice centres not to use (dice already read)
+            gy, gx = np.ogrid[by0:by1, bx0:bx1]
+            for eu, ev, er in exclude:
+                banned |= (gx - eu) ** 2 + (gy - ev) ** 2 <= er * er
+            banned = banned.ravel()
+        # each centre of the box as an index into the scan's grid
+        where = ((np.arange(by0, by1) - uy0)[:, None] * uw + (np.arange(bx0, bx1) - ux0)[None, :]).ravel()
+        parts.append(dict(slices=(slice(by0 - uy0, by1 - uy0), slice(bx0 - ux0, bx1 - ux0)), banned=banned, where=where,
+                          best_sc=np.full((P, n_pat), -np.inf), best_turn=np.zeros((P, n_pat), int),
+                          best_k=np.zeros((P, n_pat), int), best_at=np.zeros((P, n_pat, 9), np.float32)))
+    if not boxes:
+        return []
     # work arrays made once: the shifted responses per polarity, and the scores' terms
-    stacks = [np.empty((9, bh, bw), np.float32) for _ in resps]
+    stacks = [np.empty((9, uh, uw), np.float32) for _ in resps]
     gain, extra, on = (np.empty((9, n), np.float32) for _ in range(3))
     scores, blank = np.empty((n_pat, n), np.float32), np.empty(n, np.float32)
     rows = np.arange(n_pat)
     flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
     for stack, resp in zip(stacks, resps):  # the lattice's centre place is the same at every turn
-        cv2.warpAffine(resp, np.array([[1.0, 0.0, bx0 + 0.0], [0.0, 1.0, by0 + 0.0]]), (bw, bh), dst=stack[4],
+        cv2.warpAffine(resp, np.array([[1.0, 0.0, ux0 + 0.0], [0.0, 1.0, uy0 + 0.0]]), (uw, uh), dst=stack[4],
                        flags=flags, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
     for ti, turn in enumerate(turns):
-        offs = _lattice_offsets(turn, pitch * side_px)
+        offs = _lattice_offsets(turn, pitch_px)
         for pi, (resp, tau, stack) in enumerate(zip(resps, taus, stacks)):
             for i, (ox, oy) in enumerate(offs):
                 if i == 4:
                     continue
                 # the response shifted by one lattice offset (bilinear), over the box of lattice centres
-                M = np.array([[1.0, 0.0, bx0 + ox], [0.0, 1.0, by0 + oy]])
-                cv2.warpAffine(resp, M, (bw, bh), dst=stack[i], flags=flags, borderMode=cv2.BORDER_CONSTANT,
+                M = np.array([[1.0, 0.0, ux0 + ox], [0.0, 1.0, uy0 + oy]])
+                cv2.warpAffine(resp, M, (uw, uh), dst=stack[i], flags=flags, borderMode=cv2.BORDER_CONSTANT,
                                borderValue=0.0)
             flat = stack.reshape(9, n)
             np.subtract(flat, np.float32(tau), out=gain)  # > 0: a pip there
             np.maximum(gain, 0.0, out=extra)
             extra *= 2.0  # a pip where the face should be blank costs twice
             np.add(gain, extra, out=on)
-            # score = gain at the pattern's pips - extra at its blanks = pattern . (gain + extra) - sum(extra);
-            # einsum without BLAS: a 9x9 product per pixel gains nothing from BLAS threads, which only
-            # compete with the camera thread for the cores
+            # score = gain at the pattern's pips - extra at its blanks = pattern . (gain + extra) - sum(extra)
             _pattern_sums(on, scores)
             scores -= extra.sum(axis=0, out=blank)
-            if exclude:
-                scores[:, banned] = -1e9
-            ks = np.argmax(scores, axis=1)
-            sc = scores[rows, ks]
-            better = sc > best_sc[pi]
-            if better.any():
-                best_sc[pi, better] = sc[better]
-                best_turn[pi, better] = ti
-                best_k[pi, better] = ks[better]
-                best_at[pi, better] = flat[:, ks[better]].T
+            for part in parts:
+                sub = scores if one else scores.reshape(n_pat, uh, uw)[(slice(None), *part["slices"])].reshape(n_pat, -1)
+                if part["banned"] is not None:
+                    sub[:, part["banned"]] = -1e9
+                ks = np.argmax(sub, axis=1)
+                sc = sub[rows, ks]
+                better = sc > part["best_sc"][pi]
+                if better.any():
+                    part["best_sc"][pi, better] = sc[better]
+                    part["best_turn"][pi, better] = ti
+                    part["best_k"][pi, better] = ks[better]
+                    part["best_at"][pi, better] = flat[:, part["where"][ks[better]]].T
+    return [(part["best_sc"], part["best_turn"], part["best_k"], part["best_at"]) for part in parts]
+
+
+def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndarray], turns: np.ndarray,
+             box: tuple[int, int, int, int], scan: tuple, *, face_tol: float, mid_ratio: float,
+             alternatives_within: float, clear_face_tol: float | None) -> GridReading | None:
+    """:func:`grid_read`'s face from the best lattices of one box (:func:`_best_lattices`)."""
+    best_sc, best_turn, best_k, best_at = scan
+    bx0, by0, bx1, _ = box
+    bw = bx1 - bx0
+    h, w = resps[0].shape
     best: dict[int, tuple] = {}
     for pi in range(len(resps)):
         for j, (value, pattern) in enumerate(_PATTERNS):

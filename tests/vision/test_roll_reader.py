@@ -285,6 +285,28 @@ def test_a_face_no_stronger_than_the_caller_takes_is_not_searched_for():
     assert grid_read(crop, 48.0, centre_box=corner, face_tol=tol, min_pip_contrast=g.pip_contrast) is None
 
 
+@pytest.mark.parametrize("shift", [(0.0, 12.0), (-9.0, 7.0), (30.0, -30.0)])
+def test_two_boxes_scanned_as_one_read_as_each_alone(shift):
+    """``grid_reads`` scans overlapping boxes of one crop once (the per-photo reader's centre and the box
+    beyond it, away from the camera): each box's face is the one ``grid_read`` finds in it alone with the
+    first box's pip threshold, the scores the same but for rounding."""
+    from tablecompanion.vision.roll_reader import grid_reads
+
+    crop = cv2.imread(str(DATA / "translucent-four-top-plane.png"))
+    first = (54.3, 51.1, 102.3, 99.1)
+    beyond = (first[0] + shift[0], first[1] + shift[1], first[2] + shift[0], first[3] + shift[1])
+    looks = [dict(centre_box=first, face_tol=48.0, alternatives_within=0.6),
+             dict(centre_box=beyond, face_tol=32.0, exclude=[(78.0, 75.0, 5.0)])]
+    together = grid_reads(crop, 48.0, looks)
+    alone = [grid_read(crop, 48.0, **looks[0]), grid_read(crop, 48.0, tau_box=first, **looks[1])]
+    assert together[0] is not None
+    for a, b in zip(together, alone):
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert (a.value, a.centre, a.turn_deg, len(a.alternatives)) == (b.value, b.centre, b.turn_deg, len(b.alternatives))
+            assert a.score == pytest.approx(b.score, abs=1e-3) and a.margin == pytest.approx(b.margin, abs=1e-3)
+
+
 def _read_case(seed: int, index: int, *configs: dict, kind: str | None = None):
     """A roll_eval case (its kind changed to ``kind``), rendered once and read with the default settings
     changed by each of ``configs`` (the defaults alone when none): the case, its truth, the readings.
