@@ -1529,11 +1529,8 @@ FACE_PATTERNS: dict[int, tuple[tuple[int, ...], ...]] = {
 }
 
 
-# every face pattern as rows of two matrices over the 9 lattice places (pips where a pip must be, blank
-# where the face must be), so one matrix product scores all patterns at every lattice centre
+# every face pattern, variants apart, in one order (the rows :func:`_pattern_sums` makes)
 _PATTERNS = [(value, pattern) for value, variants in FACE_PATTERNS.items() for pattern in variants]
-_PATTERN_ON = np.array([[1.0 if i in p else 0.0 for i in range(9)] for _, p in _PATTERNS], np.float32)
-_PATTERN_OFF = 1.0 - _PATTERN_ON
 # each pattern's pip places (in the pattern's order: the reading's pips follow it) and blank places
 _PATTERN_PLACES = [(np.array(p), np.array([i for i in range(9) if i not in p])) for _, p in _PATTERNS]
 
@@ -1685,8 +1682,10 @@ def _best_lattices(resps: list[np.ndarray], taus: list[float], turns: np.ndarray
     """Per box, per polarity and face pattern, the best lattice placement over all turns: score, turn, centre
     (index in the box, row by row) and the response at its 9 places; the first best in the order polarity,
     turn, pattern, as scanned. The boxes' bounding box is shifted and scored once."""
-    ux0, uy0 = min(b[0] for b in boxes) if boxes else 0, min(b[1] for b in boxes) if boxes else 0
-    ux1, uy1 = max(b[2] for b in boxes) if boxes else 0, max(b[3] for b in boxes) if boxes else 0
+    if not boxes:
+        return []
+    ux0, uy0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    ux1, uy1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
     uw, uh = ux1 - ux0, uy1 - uy0
     n_pat, n = len(_PATTERNS), uw * uh
     P = len(resps)
@@ -1706,8 +1705,6 @@ def _best_lattices(resps: list[np.ndarray], taus: list[float], turns: np.ndarray
         parts.append(dict(slices=(slice(by0 - uy0, by1 - uy0), slice(bx0 - ux0, bx1 - ux0)), banned=banned, where=where,
                           best_sc=np.full((P, n_pat), -np.inf), best_turn=np.zeros((P, n_pat), int),
                           best_k=np.zeros((P, n_pat), int), best_at=np.zeros((P, n_pat, 9), np.float32)))
-    if not boxes:
-        return []
     # work arrays made once: the shifted responses per polarity, and the scores' terms
     stacks = [np.empty((9, uh, uw), np.float32) for _ in resps]
     gain, extra, on = (np.empty((9, n), np.float32) for _ in range(3))

@@ -285,6 +285,18 @@ def test_a_face_no_stronger_than_the_caller_takes_is_not_searched_for():
     assert grid_read(crop, 48.0, centre_box=corner, face_tol=tol, min_pip_contrast=g.pip_contrast) is None
 
 
+def test_the_face_patterns_sums_are_each_patterns_pips():
+    """``_pattern_sums`` spells the patterns out as shared corner pairs: each of its rows must be the sum
+    over that pattern's pip places in ``FACE_PATTERNS``, in ``_PATTERNS``' order."""
+    from tablecompanion.vision.roll_reader import _PATTERNS, FACE_PATTERNS, _pattern_sums
+
+    assert [p for _, p in _PATTERNS] == [p for variants in FACE_PATTERNS.values() for p in variants]
+    on = np.random.default_rng(4).random((9, 50)).astype(np.float32)
+    sums = _pattern_sums(on, np.empty((len(_PATTERNS), 50), np.float32))
+    for row, (_, places) in zip(sums, _PATTERNS):
+        assert np.allclose(row, on[list(places)].sum(axis=0), atol=1e-5)
+
+
 @pytest.mark.parametrize("shift", [(0.0, 12.0), (-9.0, 7.0), (30.0, -30.0)])
 def test_two_boxes_scanned_as_one_read_as_each_alone(shift):
     """``grid_reads`` scans overlapping boxes of one crop once (the per-photo reader's centre and the box
