@@ -902,9 +902,8 @@ class RollReader:
         # the dice already read, centred within the blob's extent (the pip threshold still the whole crop's)
         within = {}
         if c.second_die_within_blob:
-            m = 0.3 * die * k  # grid_read's own margin
             lo, hi = (top.min(axis=0) - (x0, y0)) * k, (top.max(axis=0) - (x0, y0)) * k
-            within = dict(centre_box=(*lo, *hi), tau_box=(m, m, crop.shape[1] - m, crop.shape[0] - m))
+            within = dict(centre_box=(*lo, *hi), tau_box=_inner_box(die * k, crop.shape[1], crop.shape[0]))
         while len(out) < 2 and (blob["side_mm"] > c.two_dice_side * die or not out):
             # a side face of a die already read shows pips ~1 side away: look further than that
             excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in out]
@@ -1586,6 +1585,13 @@ def _pixel_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[
     return x0, y0, min(w, max(x0 + 1, x1)), min(h, max(y0 + 1, y1))
 
 
+def _inner_box(side_px: float, w: int, h: int) -> tuple[float, float, float, float]:
+    """A w x h crop but 0.3 of a die's side at its edges: where :func:`grid_read` looks for a face's centre
+    unless told otherwise (and where it takes its pip threshold)."""
+    m = 0.3 * side_px
+    return (m, m, w - m, h - m)
+
+
 def _pattern_sums(on: np.ndarray, out: np.ndarray) -> np.ndarray:
     """Each face pattern's sum of ``on`` (9 lattice places x n centres) over its pip places, into ``out``
     (a row per pattern of ``_PATTERNS``): the patterns share their corner pairs, so 13 additions make all
@@ -1641,10 +1647,7 @@ def grid_reads(crop: np.ndarray, side_px: float, looks: Sequence[dict], *, pitch
     boxes = []
     for look in looks:
         centre_box = look.get("centre_box")
-        if centre_box is None:
-            m = 0.3 * side_px
-            centre_box = (m, m, w - m, h - m)
-        boxes.append(_pixel_box(centre_box, w, h))
+        boxes.append(_pixel_box(_inner_box(side_px, w, h) if centre_box is None else centre_box, w, h))
     tx0, ty0, tx1, ty1 = boxes[0] if tau_box is None else _pixel_box(tau_box, w, h)
     resps, taus = [], []
     for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
