@@ -882,13 +882,13 @@ class RollReader:
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
-            look = dict(centre_box=(u - box, v - box, u + box, v + box), alternatives_within=c.alternatives_within,
-                        face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol)
+            look = GridLook(centre_box=(u - box, v - box, u + box, v + box), alternatives_within=c.alternatives_within,
+                            face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol)
             far_box = self._box_away_from_camera(mm, (u, v), box) if r is not None else None
             if far_box is None:
-                g = grid_read(crop, die * k, **look)
+                g = grid_reads(crop, die * k, [look])[0]
             else:  # both boxes in one scan, with the first box's pip threshold
-                far_look = dict(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol)
+                far_look = GridLook(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol)
                 g, far = grid_reads(crop, die * k, [look, far_look])
                 g = self._top_away_from_camera(g, far, (u, v), box)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
@@ -1561,6 +1561,20 @@ class GridReading:
     alternatives: tuple["GridReading", ...] = ()
 
 
+@dataclass(frozen=True)
+class GridLook:
+    """One box :func:`grid_reads` looks for a face in, and how it takes one there (:func:`grid_read`'s
+    arguments of the same names)."""
+
+    centre_box: tuple[float, float, float, float] | None = None  # crop px; None: :func:`_inner_box`
+    exclude: Sequence[tuple[float, float, float]] = ()  # (u, v, radius) crop px: no lattice centre there
+    face_tol: float = 32.0
+    mid_ratio: float = 0.6
+    alternatives_within: float = 0.0
+    clear_face_tol: float | None = None
+    min_pip_contrast: float = 0.0
+
+
 def _lattice_offsets(turn_deg: float, pitch_px: float) -> np.ndarray:
     """The 9 places of a die face's pip lattice turned by ``turn_deg``, relative to its centre (px)."""
     t = math.radians(turn_deg)
@@ -1611,11 +1625,12 @@ def _pattern_sums(on: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: float = 0.17,
-              turn_step: float = 5.0, face_tol: float = 32.0, centre_box: tuple[float, float, float, float] | None = None,
-              exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = 0.6,
-              alternatives_within: float = 0.0, clear_face_tol: float | None = None,
+              turn_step: float = 5.0, face_tol: float = GridLook.face_tol,
+              centre_box: tuple[float, float, float, float] | None = None,
+              exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = GridLook.mid_ratio,
+              alternatives_within: float = GridLook.alternatives_within, clear_face_tol: float | None = None,
               tau_box: tuple[float, float, float, float] | None = None,
-              min_pip_contrast: float = 0.0) -> GridReading | None:
+              min_pip_contrast: float = GridLook.min_pip_contrast) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best, its
     centre in ``centre_box`` (default: the crop but 0.3 of a side at its edges) and not in ``exclude``.
 
@@ -1628,26 +1643,22 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
 
     ``min_pip_contrast``: the caller takes no face whose weakest pip is weaker. Where no response within the
     lattice's reach of the box is that strong, no face can be, and the search is not made (None)."""
-    look = dict(centre_box=centre_box, exclude=exclude, face_tol=face_tol, mid_ratio=mid_ratio,
-                alternatives_within=alternatives_within, clear_face_tol=clear_face_tol,
-                min_pip_contrast=min_pip_contrast)
+    look = GridLook(centre_box, exclude, face_tol, mid_ratio, alternatives_within, clear_face_tol, min_pip_contrast)
     return grid_reads(crop, side_px, [look], pitch=pitch, pip=pip, turn_step=turn_step, tau_box=tau_box)[0]
 
 
-def grid_reads(crop: np.ndarray, side_px: float, looks: Sequence[dict], *, pitch: float = 0.25, pip: float = 0.17,
+def grid_reads(crop: np.ndarray, side_px: float, looks: Sequence[GridLook], *, pitch: float = 0.25, pip: float = 0.17,
                turn_step: float = 5.0, tau_box: tuple[float, float, float, float] | None = None) -> list[GridReading | None]:
-    """:func:`grid_read` in several boxes of one crop: ``looks`` holds each one's other keyword arguments
-    (``centre_box``, ``exclude``, ``face_tol``, ...). The boxes are scanned as one, so where they overlap the
-    response is shifted and scored once. The pip threshold is ``tau_box``'s for all (default: the first
-    look's box)."""
+    """:func:`grid_read` in several boxes of one crop (``looks``). The boxes are scanned as one, so where they
+    overlap the response is shifted and scored once. The pip threshold is ``tau_box``'s for all (default: the
+    first look's box)."""
     if crop is None or crop.size == 0 or min(crop.shape[:2]) < side_px * 0.8:
         return [None] * len(looks)
     L, C = pip_response(crop, pip * side_px)
     h, w = L.shape
     boxes = []
     for look in looks:
-        centre_box = look.get("centre_box")
-        boxes.append(_pixel_box(_inner_box(side_px, w, h) if centre_box is None else centre_box, w, h))
+        boxes.append(_pixel_box(_inner_box(side_px, w, h) if look.centre_box is None else look.centre_box, w, h))
     tx0, ty0, tx1, ty1 = boxes[0] if tau_box is None else _pixel_box(tau_box, w, h)
     resps, taus = [], []
     for polarity in (-1.0, 1.0):  # dark pips on a light face, light pips on a dark face
@@ -1662,21 +1673,18 @@ def grid_reads(crop: np.ndarray, side_px: float, looks: Sequence[dict], *, pitch
         return out
     wanted = []
     for j, ((bx0, by0, bx1, by1), look) in enumerate(zip(boxes, looks)):
-        if look.get("min_pip_contrast", 0.0) > 0:
+        if look.min_pip_contrast > 0:
             # a pip's contrast is the response interpolated between 4 pixels, never over the strongest of them
             reach = int(math.ceil(pitch * side_px * math.sqrt(2.0))) + 1
             zone = (slice(max(0, by0 - reach), by1 + reach), slice(max(0, bx0 - reach), bx1 + reach))
-            if max(float(resp[zone].max()) for resp in resps) < look["min_pip_contrast"]:
+            if max(float(resp[zone].max()) for resp in resps) < look.min_pip_contrast:
                 continue
         wanted.append(j)
     turns = np.arange(0.0, 90.0, turn_step)
     scans = _best_lattices(resps, taus, turns, pitch * side_px, [boxes[j] for j in wanted],
-                           [looks[j].get("exclude", ()) for j in wanted])
+                           [looks[j].exclude for j in wanted])
     for j, scan in zip(wanted, scans):
-        look = looks[j]
-        out[j] = _face_of(crop, side_px, pitch, resps, turns, boxes[j], scan, face_tol=look.get("face_tol", 32.0),
-                          mid_ratio=look.get("mid_ratio", 0.6), alternatives_within=look.get("alternatives_within", 0.0),
-                          clear_face_tol=look.get("clear_face_tol"))
+        out[j] = _face_of(crop, side_px, pitch, resps, turns, boxes[j], scan, looks[j])
     return out
 
 
@@ -1751,9 +1759,10 @@ def _best_lattices(resps: list[np.ndarray], taus: list[float], turns: np.ndarray
 
 
 def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndarray], turns: np.ndarray,
-             box: tuple[int, int, int, int], scan: tuple, *, face_tol: float, mid_ratio: float,
-             alternatives_within: float, clear_face_tol: float | None) -> GridReading | None:
+             box: tuple[int, int, int, int], scan: tuple, look: GridLook) -> GridReading | None:
     """:func:`grid_read`'s face from the best lattices of one box (:func:`_best_lattices`)."""
+    face_tol, mid_ratio = look.face_tol, look.mid_ratio
+    alternatives_within, clear_face_tol = look.alternatives_within, look.clear_face_tol
     best_sc, best_turn, best_k, best_at = scan
     bx0, by0, bx1, _ = box
     bw = bx1 - bx0

@@ -302,15 +302,17 @@ def test_two_boxes_scanned_as_one_read_as_each_alone(shift):
     """``grid_reads`` scans overlapping boxes of one crop once (the per-photo reader's centre and the box
     beyond it, away from the camera): each box's face is the one ``grid_read`` finds in it alone with the
     first box's pip threshold, the scores the same but for rounding."""
-    from tablecompanion.vision.roll_reader import grid_reads
+    from dataclasses import asdict
+
+    from tablecompanion.vision.roll_reader import GridLook, grid_reads
 
     crop = cv2.imread(str(DATA / "translucent-four-top-plane.png"))
     first = (54.3, 51.1, 102.3, 99.1)
     beyond = (first[0] + shift[0], first[1] + shift[1], first[2] + shift[0], first[3] + shift[1])
-    looks = [dict(centre_box=first, face_tol=48.0, alternatives_within=0.6),
-             dict(centre_box=beyond, face_tol=32.0, exclude=[(78.0, 75.0, 5.0)])]
+    looks = [GridLook(centre_box=first, face_tol=48.0, alternatives_within=0.6),
+             GridLook(centre_box=beyond, face_tol=32.0, exclude=((78.0, 75.0, 5.0),))]
     together = grid_reads(crop, 48.0, looks)
-    alone = [grid_read(crop, 48.0, **looks[0]), grid_read(crop, 48.0, tau_box=first, **looks[1])]
+    alone = [grid_read(crop, 48.0, **asdict(looks[0])), grid_read(crop, 48.0, tau_box=first, **asdict(looks[1]))]
     assert together[0] is not None
     for a, b in zip(together, alone):
         assert (a is None) == (b is None)
