@@ -8,6 +8,9 @@
 #   [SECOND=val] OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES=6.5]   # there, from the repo root: python3 with
 #                                               # torch (CUDA), numpy, opencv, onnx; writes OUT/*.onnx, *.pt, logs
 #
+#   MODE=net OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES]    # instead: two detectors (train_dice_net.py)
+#                                               # side by side, the shipped widths, seeds 0 and 1, batch 128 and 256
+#
 # Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md)
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
@@ -44,6 +47,8 @@ np.savez_compressed(".dicegpu/dice_sim_patches.npz", patches=np.stack([p[0] for 
                     kinds=np.array([p[3] for p in parts], np.int64))
 print(len(parts), "simulator patches")
 PY
+    # the detector trains on whole simulator crops: JPEG-packed (10 MB against 60) so they can be carried too
+    [ -f $D/dice_sim_jpg.npz ] || $PY -c "import sys; sys.path.insert(0, 'tools'); from train_dice_net import pack_sim; pack_sim('$D/dice_sim.npz', '$D/dice_sim_jpg.npz')"
     grep -qx '/.dicegpu/' .git/info/exclude 2>/dev/null || echo '/.dicegpu/' >> .git/info/exclude
     exit 0
 fi
@@ -57,9 +62,26 @@ nvidia-smi -L || echo "no nvidia-smi"
 nproc
 export PYTHONPATH=.
 $PY -c "import torch, cv2, numpy; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
-for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $D/dice_sim_patches.npz; do
+NEED=$D/dice_sim_patches.npz; [ "${MODE:-}" = net ] && NEED=$D/dice_sim_jpg.npz
+for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $NEED; do
     [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
 done
+if [ "${MODE:-}" = net ]; then
+    [ -f $D/dice_sim_jpg.npz ] || { echo "missing $D/dice_sim_jpg.npz: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
+    NTRAIN="$D/dice/byler:train $D/dice/matteo:train"
+    NCOMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --sim $D/dice_sim_jpg.npz"
+    $PY tools/train_dice_net.py --train $NTRAIN $NCOMMON --seed 0 --batch 128 --lr ${NET_LR:-3e-3} \
+        --out "$OUT/dice_net_a.onnx" > "$OUT/net_a.log" 2>&1 &
+    A=$!
+    $PY tools/train_dice_net.py --train $NTRAIN $NCOMMON --seed 1 --batch 256 --lr ${NET_LR_B:-5e-3} \
+        --out "$OUT/dice_net_b.onnx" > "$OUT/net_b.log" 2>&1 &
+    B=$!
+    wait $A; RA=$?
+    wait $B; RB=$?
+    for n in a b; do echo "== net_$n"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/net_$n.log" | tail -n 8; done
+    ls -l "$OUT"
+    exit $(( RA || RB ))
+fi
 # The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
 TRAIN="$D/dice/byler:train $D/dice/matteo:train"
 COMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --seed 0"

@@ -79,9 +79,24 @@ def load_split(spec: str):
 
 
 def load_sim(path: str):
+    """Simulator crops and their dice, from ``dice_sim_data.py``'s npz (``crops``) or its JPEG-packed copy
+    (``jpeg`` bytes and ``ends`` offsets; ``pack_sim``: a sixth of the bytes, small enough to carry to a GPU)."""
     z = np.load(path)
-    crops, lab = z["crops"], z["labels"]
+    lab = z["labels"]
+    if "crops" in z.files:
+        crops = z["crops"]
+    else:
+        buf, ends = z["jpeg"], z["ends"]
+        starts = np.r_[0, ends[:-1]]
+        crops = [cv2.imdecode(buf[a:b], cv2.IMREAD_COLOR) for a, b in zip(starts, ends)]
     return [(crops[i], lab[lab[:, 0] == i][:, 1:6].copy()) for i in range(len(crops))]
+
+
+def pack_sim(src: str, dst: str, quality: int = 95) -> None:
+    """``src``'s crops JPEG-encoded at ``quality`` into ``dst`` (training JPEG-compresses samples anyway)."""
+    z = np.load(src)
+    enc = [cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].ravel() for c in z["crops"]]
+    np.savez(dst, jpeg=np.concatenate(enc), ends=np.cumsum([len(e) for e in enc]), labels=z["labels"])
 
 
 def _paste_rotated(dst: np.ndarray, patch: np.ndarray, mask: np.ndarray, x: float, y: float, angle: float) -> None:
@@ -335,6 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
     ap.add_argument("--workers", type=int, default=0, help="processes making samples (0: this one, deterministic)")
+    ap.add_argument("--widths", default="12,24,48,64", help="channels at strides 2, 4, 8, 16 (the shipped net's)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     rng = seeded(args)
@@ -345,11 +361,12 @@ def main(argv: list[str] | None = None) -> int:
     if sim:
         print(f"sim: {len(sim)} crops, {sum(len(d) for _, d in sim)} dice", flush=True)
     dev = torch.device(args.device)
-    net = build_model().to(dev)
+    torch.backends.cudnn.benchmark = dev.type == "cuda"  # one input shape throughout: let cuDNN pick kernels
+    net = build_model(tuple(int(w) for w in args.widths.split(","))).to(dev)
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     data = batches(sets, sim, args, rng)
     budget = args.minutes * 60
-    t0 = time.time()
+    t0 = saved = time.time()
     step, hist = 0, []
     while True:
         el = time.time() - t0
@@ -369,13 +386,16 @@ def main(argv: list[str] | None = None) -> int:
         opt.zero_grad()
         loss.backward()
         opt.step()
-        hist.append([focal.item(), lv.item(), lc.item(), ls.item()])
+        hist.append(torch.stack([focal.detach(), lv.detach(), lc.detach(), ls.detach()]))  # no GPU sync per step
         step += 1
         if step % 50 == 0:
-            m = np.mean(hist[-50:], axis=0)
-            print(f"step {step} {el:.0f}s lr {lr:.2e} focal {m[0]:.3f} value {m[1]:.3f} cocked {m[2]:.3f} size {m[3]:.3f}", flush=True)
-        if step % 500 == 0:
+            m = torch.stack(hist).mean(0).tolist()
+            hist = []
+            print(f"step {step} {el:.0f}s lr {lr:.2e} focal {m[0]:.3f} value {m[1]:.3f} cocked {m[2]:.3f} size {m[3]:.3f} "
+                  f"{step * args.batch / max(el, 1e-3):.0f} samples/s", flush=True)
+        if step % 500 == 0 and time.time() - saved > 60:  # a checkpoint a minute at most: GPU steps are fast
             export(net, Path(args.out))
+            saved = time.time()
     data.close()
     export(net, Path(args.out))
     print(f"wrote {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
