@@ -123,7 +123,9 @@ class DiceConfig:
     # or gave no value (more dice read, more false dice: side faces); "none" = the network alone
     combine: str = "fill"
     net_add_min: float = 0.8
-    cls_sizes: tuple[float, ...] = (0.5, 0.8, 1.0, 1.25)  # crop sizes tried, x the network's die side
+    # crop sizes tried, x the network's die side (0.5 too while the detector guessed sizes up to twice
+    # too large; with the GPU-trained one a half-size crop of a 5 showed four of its pips and read 4)
+    cls_sizes: tuple[float, ...] = (0.8, 1.0, 1.25)
     cls_rotations: bool = True  # also classify each crop turned by 90, 180, 270 degrees, and average
     # a second look at dice still unclear after pip counting: "" = the shipped value reader
     # (models/dice_val.onnx), "none", or a path. It gives a value when it is value_min sure of it and the
@@ -807,9 +809,10 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
                 continue  # small at this scale: the full-scale pass reads it better
             found.append((d.heat, d.x / k, d.y / k, d.side / k, d, k))
     found.sort(key=lambda t: -t[0])
-    # two cells of one peak, or one spot found at two scales, count once, at the strongest find's place;
-    # each scale's size guess is kept (a coarse pass can guess a small die's size badly) and the
-    # classifier's answer chooses among them
+    # two cells of one peak, or one spot found at two scales, count once, with the strongest find's heat
+    # and the finest scale's place (a half-scale cell is 8 px of the frame: on a 44-px die its centre can
+    # be 7 px out, and a crop that far off shows the die's edge as if it were tilted); each scale's size
+    # guess is kept (a coarse pass can guess a small die's size badly) and the classifier chooses
     kept = []  # [heat, x, y, [sides], NetDie, scale]
     for t in found:
         dup = next((u for u in kept if math.dist(t[1:3], u[1:3]) < config.net_dup_frac * min(t[3], u[3][0])), None)
@@ -817,6 +820,8 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
             kept.append([t[0], t[1], t[2], [t[3]], t[4], t[5]])
         elif t[5] != dup[5] and len(dup[3]) == 1:
             dup[3].append(t[3])
+            if t[5] > dup[5]:
+                dup[1], dup[2] = t[1], t[2]
     probs = [None] * len(kept)
     if classifier and kept:
         # each find at a few sizes around each size guess; the most die-like size wins
@@ -865,7 +870,9 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
             if p_die < config.cls_min_die:
                 continue
             values = p[1:7] / p_die
-            tilt = max(float(p[7]) / p_die, c.net_cocked)
+            # the classifier alone judges the tilt: the detector's cocked head learned it from simulator
+            # dice only (the photos have no cocked die) and calls clean drawn dice 0.6 tilted
+            tilt = float(p[7]) / p_die
             sure = p_die
         else:
             values, tilt, sure = np.asarray(c.net_values), c.net_cocked, min(1.0, c.heat / 0.6)

@@ -156,9 +156,9 @@ def _dataset(name: str) -> Path:
 
 
 # Regression floors, not the goal: the figures measured on the full held-out splits (docs/dice.md:
-# byler test 94.5 %, 1 false die; matteo valid 98.4 %, 12 false dice) less a small margin. The target
-# is 99.5 % and is not met.
-@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.93, 4), ("matteo", "valid", 0.975, 15)])
+# byler test 95.8 %, 1 false die; matteo valid 99.6 %, 12 false dice) less a small margin. The target
+# is 99.5 %: met on matteo valid, not on byler test (whose two contradicted labels cap it at 99.35 %).
+@pytest.mark.parametrize("name, split, floor, max_false", [("byler", "test", 0.945, 4), ("matteo", "valid", 0.99, 15)])
 def test_held_out_split_accuracy(name, split, floor, max_false):
     _net()
     res = evaluate(_dataset(name), split)
@@ -185,6 +185,45 @@ def test_selection_keeps_the_most_die_like_of_finds_on_one_die():
 def test_selection_keeps_two_dice_lying_apart():
     readings = select_readings([_cand(100, 100, value=6), _cand(100 + 1.6 * 30, 100, value=2)], DEFAULT_CONFIG)
     assert sorted(r.value for r in readings) == [2, 6]
+
+
+class _ScaledNet:
+    """A detector that finds one die per scale, where the test says (in full-frame pixels)."""
+
+    def __init__(self, finds):
+        self.finds = finds  # {scale: (x, y, side, heat)}
+
+    def detect(self, img, min_heat):
+        k = img.shape[1] / 640
+        x, y, side, heat = self.finds[round(k, 2)]
+        return [dice_model.NetDie(x * k, y * k, side * k, heat, np.full(6, 1 / 6), 0.0)]
+
+
+def test_one_die_found_at_two_scales_keeps_the_finer_scales_place_and_both_sizes():
+    """A half-scale cell is 8 px of the frame: its centre can be a cell out, and a crop that far off shows
+    the die's edge. The stronger half-scale find gives the heat, the full-scale one the place."""
+    from tablecompanion.vision.dice import net_candidates
+
+    net = _ScaledNet({1.0: (300.0, 200.0, 50.0, 0.8), 0.5: (307.0, 200.0, 80.0, 0.9)})
+    (c,) = net_candidates(np.zeros((480, 640, 3), np.uint8), net, replace(DEFAULT_CONFIG, net_small_side=10.0))
+    assert (c.x, c.y, c.heat) == (300.0, 200.0, 0.9)
+    class Classifier:  # the last crop tried (the full-scale guess at its largest size) looks most like a die
+        def predict(self, crops):
+            p = np.array([[0.5] + [1 / 14] * 7] * len(crops))
+            p[-4:] = [0.0] + [1 / 7] * 7  # its four quarter turns
+            return p
+
+    (c,) = net_candidates(np.zeros((480, 640, 3), np.uint8), net, replace(DEFAULT_CONFIG, net_small_side=10.0), Classifier())
+    assert (c.x, c.y) == (300.0, 200.0) and c.side == 50.0 * max(DEFAULT_CONFIG.cls_sizes)
+
+
+def test_the_classifier_alone_judges_the_tilt():
+    """The detector's cocked head learned from simulator dice only; with a classifier its word is not taken."""
+    flat = replace(_cand(50, 50, value=4, p_value=0.95), net_cocked=0.9)
+    r, = select_readings([flat], DEFAULT_CONFIG)
+    assert (r.value, r.status) == (4, "flat")
+    r, = select_readings([replace(flat, probs=None, net_values=(0, 0, 0, 1.0, 0, 0))], DEFAULT_CONFIG)
+    assert r.status == "cocked"  # without a classifier, the head is all there is
 
 
 def test_selection_never_gives_a_value_to_a_cocked_die():
