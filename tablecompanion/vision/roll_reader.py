@@ -154,6 +154,11 @@ class RollReaderConfig:
     # both readers see the same faint pip, so agreeing is no evidence that it is a pip of the top. A black 1
     # beside a checker, its pip and a side face's faint one (contrast 23), was read as a 2 by both
     grid_agree_contrast: float = 25.0
+    # ... and, standing alone, its weakest pip at least this share of its strongest: one face's pips are
+    # painted alike and lie in one plane. Seen from a tilted camera, a black 1's pip and a side face's dim
+    # one (a quarter and a third as strong) made a "2" that was accepted; read alone and right, the faces
+    # of seven seeds' good rolls had 0.57 and more (0: off)
+    grid_even_pips: float = 0.5
     two_dice_side: float = 2.2  # a blob longer than this many die sides may hold two dice
     second_die_gap: float = 1.3  # a second die in one blob is searched this many die sides from the first
     second_die_margin: float = 30.0  # ... and taken only with a clear face
@@ -288,6 +293,7 @@ class DieSeen:
 
 
 _BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
+_UNEVEN_PIPS = "its pips unlike one face's"
 
 
 @dataclass(frozen=True)
@@ -892,7 +898,7 @@ class RollReader:
                 g, far = grid_reads(crop, die * k, [look, far_look])
                 g = self._top_away_from_camera(g, far, (u, v), box)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra)
-            if r is None and d.status != "flat":
+            if r is None and d.status != "flat" and d.reason != _UNEVEN_PIPS:
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
             if self._ghost(g, (x0, y0, x1, y1), box, u, v):
                 continue
@@ -965,14 +971,16 @@ class RollReader:
             return g
         return far
 
-    def _grid_sure(self, g: "GridReading | None", agree: bool = False) -> bool:
+    def _grid_sure(self, g: "GridReading | None", agree: bool = False, even: bool = True) -> bool:
         """The grid reader's face is sure: its margin over the other faces and its weakest pip's contrast
-        (less of both asked when the per-photo reader reads the same value, ``agree``), and no pip-like spot
-        where the face is blank."""
+        (less of both asked when the per-photo reader reads the same value, ``agree``), no pip-like spot
+        where the face is blank and, standing alone, pips alike (``grid_even_pips``; not asked: ``even``
+        False)."""
         c = self.config
         return g is not None and g.pip_contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
             g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
-            g.off_contrast < c.max_blank_spot * g.pip_contrast
+            g.off_contrast < c.max_blank_spot * g.pip_contrast and \
+            (agree or not even or g.pip_contrast >= c.grid_even_pips * g.strongest_pip)
 
     def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
         """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
@@ -1067,6 +1075,10 @@ class RollReader:
             value, status, reason, conf = None, "unclear", f"read as {r.value} and as {g.value}", 0.3
         elif r_flat and c.trust_reader_alone:
             value, status, reason, conf = r.value, "flat", "", float(r.confidence)
+        elif not g_ok and self._grid_sure(g, agree, even=False):
+            # a clear face but for its pips, unlike one face's (a top pip and a side face's): a die whose
+            # value is not that face's, kept as a die even where the per-photo reader saw none
+            value, status, reason, conf = None, "unclear", _UNEVEN_PIPS, 0.0
         else:
             value, status, reason, conf = None, "unclear", "unreadable", 0.0
         centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
@@ -1216,7 +1228,7 @@ class RollReader:
         rivals = f.get("g_rivals") or ()
         if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
                 f["g_face"] > c.face_tol or f["g_contrast"] < c.grid_alone_contrast or \
-                f["g_off"] >= c.max_blank_spot * f["g_contrast"]:
+                f["g_off"] >= c.max_blank_spot * f["g_contrast"] or f["g_contrast"] < c.grid_even_pips * f["g_strong"]:
             return d
         area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
         if area > c.outline_explains:
@@ -1462,7 +1474,8 @@ def _face_features(g: "GridReading", origin, k: float, die: float) -> dict:
     pips' fit (``aff_*``: squareness, for 4-6) and spread."""
     centre_mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
     f = {"g_value": g.value, "g_margin": g.margin, "g_contrast": g.pip_contrast, "g_score": g.score,
-         "g_face": g.face_spread, "g_off": g.off_contrast, "g_turn": g.turn_deg, "g_centre_mm": centre_mm}
+         "g_face": g.face_spread, "g_off": g.off_contrast, "g_turn": g.turn_deg, "g_centre_mm": centre_mm,
+         "g_strong": g.strongest_pip}
     pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
     if g.value in _FLAT_PIPS:
         f.update(_affine_fit(pips_mm / die, g.value))
@@ -1559,6 +1572,7 @@ class GridReading:
     margin_all: float | None = None
     # the other faces that passed, centred within ``alternatives_within`` sides of this one (best first)
     alternatives: tuple["GridReading", ...] = ()
+    strongest_pip: float = 0.0  # strongest pip's contrast (Lab units)
 
 
 @dataclass(frozen=True)
@@ -1781,7 +1795,8 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
             turn = float(turns[best_turn[pi, j]])
             offs = _lattice_offsets(turn, pitch * side_px)
             best[value] = (sc, (u + bx0, v + by0), turn, float(best_at[pi, j, on].min()), offs[on], resps[pi],
-                           float(best_at[pi, j, off].max()), pattern, int(best_turn[pi, j]), pi)
+                           float(best_at[pi, j, off].max()), pattern, float(best_at[pi, j, on].max()),
+                           int(best_turn[pi, j]), pi)
     if not best:
         return None
     lab = cv2.GaussianBlur(cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32), (0, 0), 0.1 * side_px)
@@ -1818,7 +1833,7 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
         return None
 
     def reading(i: int) -> GridReading:
-        value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, *_), face_spread = passing[i]
+        value, (sc, (u, v), turn, weakest, on_offs, resp, worst_off, _, strongest, *_), face_spread = passing[i]
         if value == 1:
             # a 1's face is blank all round its pip whatever its turn (the lattice's turn says nothing for a
             # 1): the strongest spot between 0.2 and 0.42 of a side from the pip (a 6 turned 45 degrees hides
@@ -1851,7 +1866,8 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
                 px, py = float((gx * patch).sum() / patch.sum()), float((gy * patch).sum() / patch.sum())
             pips.append((float(px), float(py)))
         return GridReading(int(value), (float(u), float(v)), float(turn), sc, float(margin), weakest, tuple(pips),
-                           worst_off, face_spread, None if margin_all is None else float(margin_all))
+                           worst_off, face_spread, None if margin_all is None else float(margin_all),
+                           strongest_pip=strongest)
 
     # the faces read as well that lie on the same die (a side face's pip and a top pip make a "2" that can
     # outscore the top's 1: which face the die shows is then the die's outline's to say)

@@ -420,7 +420,9 @@ def test_the_top_is_looked_for_beyond_the_per_photo_readers_centre(seed, index, 
     steep camera the top lies beyond that centre, away from the camera, and the grid reader looked for
     it only within half a side of it. A clear face found as far again beyond, scoring higher than what
     the first look found, is the top."""
-    case, truth, (rr, off) = _read_case(seed, index, {}, {"hyp_top_shift": 0.0})
+    # the code before; the later rule that a face read alone has pips alike is off too (it makes the first
+    # case's 5 unclear, not void)
+    case, truth, (rr, off) = _read_case(seed, index, {}, {"hyp_top_shift": 0.0, "grid_even_pips": 0.0})
     assert case.preset == camera and all(d["valid"] for d in truth["dice"])
     assert rr.verdict == "valid" and sorted(rr.values) == values, rr.reason
     assert off.verdict == before, off.reason
@@ -820,8 +822,9 @@ def test_a_face_fitted_half_off_the_die_is_no_second_die():
     pip, its centre pip and the dark seam of its far edge: half of that face lies off the die. The roll was
     accepted as 3-3; a face mostly off the changed blob is no die, and the roll is not accepted. (Since the
     twenty-sixth session the first look finds the 5's top beyond the per-photo reader's centre,
-    ``hyp_top_shift``, which is off here, so that the test is of the search.)"""
-    first = {"hyp_top_shift": 0.0}
+    ``hyp_top_shift``, and since the twenty-eighth session the fitted 3's pips are unlike one face's,
+    ``grid_even_pips``: both are off here, so that the test is of the search.)"""
+    first = {"hyp_top_shift": 0.0, "grid_even_pips": 0.0}
     _, truth, (rr, old) = _read_case(5, 98, first, {"second_die_on_blob": 0.0, **first})
     assert sorted(d["top_value"] for d in truth["dice"]) == [3, 5] and all(d["valid"] for d in truth["dice"])
     assert old.verdict == "valid" and sorted(old.values) == [3, 3]
@@ -929,3 +932,29 @@ def test_a_roll_under_mains_flicker_is_read_as_without_it():
     assert sorted(rr.values) == sorted(plain.values) == [2, 5]
     blobs, area = under.changed_blobs(flickered)
     assert area < 6.0  # two dice and their shadows, no "hand"
+
+
+@pytest.mark.parametrize("seed, index", [(15, 312), (3, 90)])
+def test_a_face_read_alone_whose_pips_are_unalike_gives_no_value(seed, index):
+    """A black 1 seen from the tilted camera, a side face's dim pips beside its top (seed 15's case 312,
+    seed 3's case 90): the grid reader's best face was a "2" of the top pip and a side face's, the weakest
+    a quarter and a third of the strongest, and the roll was accepted as 4-2. One face's pips are painted
+    alike and lie in one plane: the die is unclear (kept as a die: the roll asks for a re-roll, not void)."""
+    _, truth, (rr, old) = _read_case(seed, index, {}, {"grid_even_pips": 0.0})
+    assert sorted(d["value"] for d in truth["dice"]) == [1, 4]
+    assert old.verdict == "valid" and sorted(d.value for d in old.dice) == [2, 4]  # what the rule stops
+    assert rr.verdict == "unclear", rr.reason
+    one = _die_at(rr, next(t for t in truth["dice"] if t["value"] == 1))
+    assert one.value is None and one.reason == "its pips unlike one face's"
+
+
+def test_the_grid_reader_asks_even_pips_only_of_a_face_it_reads_alone():
+    from tablecompanion.vision.roll_reader import GridReading
+
+    reader = RollReader.__new__(RollReader)
+    reader.config = RollReaderConfig()
+    uneven = GridReading(2, (0.0, 0.0), 0.0, 120.0, 60.0, 40.0, ((0.0, 0.0), (1.0, 1.0)), strongest_pip=120.0)
+    assert not reader._grid_sure(uneven)
+    assert reader._grid_sure(uneven, agree=True)  # the per-photo reader reads the same value
+    assert reader._grid_sure(uneven, even=False)
+    assert reader._grid_sure(replace(uneven, strongest_pip=70.0))
