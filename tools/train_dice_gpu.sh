@@ -67,7 +67,6 @@ for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $NEED; do
     [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
 done
 if [ "${MODE:-}" = net ]; then
-    [ -f $D/dice_sim_jpg.npz ] || { echo "missing $D/dice_sim_jpg.npz: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
     NTRAIN="$D/dice/byler:train $D/dice/matteo:train"
     NCOMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --sim $D/dice_sim_jpg.npz"
     $PY tools/train_dice_net.py --train $NTRAIN $NCOMMON --seed 0 --batch 128 --lr ${NET_LR:-3e-3} \
