@@ -59,7 +59,7 @@ def test_a_named_reader_that_is_not_there_is_an_error(tmp_path):
 
 def test_on_held_out_photos_it_reads_more_dice_and_rarely_a_wrong_value():
     """byler's test split, read with and without the second look: dice the classifier left unclear are now
-    read (docs/dice.md: 267 -> 295 of 308), and almost all of those it gives a value are right. Since the
+    read (docs/dice.md: 270 -> 299 of 308), and almost all of those it gives a value are right. Since the
     GPU-trained detector (2026-11-27) it reads one of them wrong, a dark marbled 3 whose middle pip is
     faint, read 2 (the earlier detector's finds left it unclear): at most one in twenty may be."""
     root = DATA / "byler"
