@@ -130,6 +130,13 @@ class RollReaderConfig:
     side_face_slack: float = 1.25  # the predicted flat side faces widened by this factor (the focal is a prior)
     tilt_px_per_mm: float = 2.0  # the tilt test's resampling (the readers' is rect_px_per_mm)
     touch_mm: float = 0.85  # die sides beyond a checker's rim within which a die may lean on it
+    # ... and this many sides further when the per-photo reader is ``reader_cocked_conf`` sure the die is
+    # cocked (its pips drawn out): a die leaning on a checker has its top, where the reader places it, pushed
+    # away from the checker (seed 10's void-only case 50, a translucent die leaning 30 degrees, 2.29 sides
+    # from the checker's centre, 0.07 beyond the reach of 2.23, read 3-3). Good rolls' dice the reader called
+    # cocked that sure lay 2.63 sides away and more (seeds 0-3)
+    reader_cocked_reach: float = 0.2
+    reader_cocked_conf: float = 0.9
     # die sides from the rail within which a die may lean on it. A die leaning on the rail shows its top face
     # 0.54-0.93 sides from it, read through the webcam's true lens model (0.7 let 17 of 240 through); without
     # one, a webcam's barrel distortion reads it 2-3 mm further out, which 0.7 relied on (3 of 240 through)
@@ -1318,6 +1325,9 @@ class RollReader:
             if dist < c.on_checker_mm:
                 status, reason = "cocked", "resting on a checker"
             elif dist < self.spec.checker_diameter / 2 + c.touch_mm * die:
+                support = "a checker"
+            elif f.get("r_status") == "cocked" and (f.get("r_conf") or 0.0) >= c.reader_cocked_conf and \
+                    dist < self.spec.checker_diameter / 2 + (c.touch_mm + c.reader_cocked_reach) * die:
                 support = "a checker"
         sx0, sy0, sx1, sy1 = self.geometry.surface
         rail = min(x - sx0, sx1 - x, y - sy0, sy1 - y)

@@ -958,3 +958,29 @@ def test_the_grid_reader_asks_even_pips_only_of_a_face_it_reads_alone():
     assert reader._grid_sure(uneven, agree=True)  # the per-photo reader reads the same value
     assert reader._grid_sure(uneven, even=False)
     assert reader._grid_sure(replace(uneven, strongest_pip=70.0))
+
+
+def test_a_die_the_reader_calls_cocked_just_beyond_a_checkers_reach_may_lean_on_it():
+    """A translucent die leaning 30 degrees on a checker under the steep camera (seed 10's void-only set,
+    case 50): the grid reader's clear 3 stood, and the top it read lies pushed away from the checker, just
+    beyond the reach within which a die may lean on one: the roll was accepted as 3-3. The per-photo reader
+    was sure the die is cocked; with that, the reach is a little longer and the die is unclear. (Rendered
+    with the simulator's own window, as the void-only set was; in a room without one the die is unclear
+    either way.)"""
+    from tablecompanion.vision.roll_eval import make_cases, render_case
+
+    case = replace(make_cases(51, 10)[50], kind="leaning-on-checker")
+    ref, img, truth, scene = render_case(case)
+    rr, old = (_read_with(ref, img, scene, config) for config in ({}, {"reader_cocked_reach": 0.0}))
+    assert [d["state"] for d in truth["dice"]] == ["leaning-on-checker", "flat"]
+    assert old.verdict == "valid"  # what the rule stops
+    assert rr.verdict != "valid", rr.reason
+    leaning = _die_at(rr, truth["dice"][0])
+    assert leaning.value is None and leaning.reason == "touching a checker: it may lean on it"
+    assert leaning.features["r_status"] == "cocked"
+
+
+def _read_with(ref, img, scene, config: dict):
+    reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
+    reader.set_reference(ref, checker_centres(scene))
+    return reader.read(img, roller=scene.roller)
