@@ -401,17 +401,10 @@ class RollReader:
         self.top_from_image = self.camera.plane_homography(self.spec.die_size)
         s = self.config.diff_scale
         self.small_size = (max(1, round(w * s)), max(1, round(h * s)))
-        x0, y0, x1, y1 = self.geometry.outline
-        m = self.config.margin_mm
-        poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
-        self.search_mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
-        cv2.fillPoly(self.search_mask, [np.round(poly).astype(np.int32)], 255)
+        self.search_mask = self._outline_mask(self.config.margin_mm)
         # where the checker search looks (the board warped, a few mm more for its interpolation): a change
         # beyond it (an arm at the table's edge) cannot change the checkers found
-        m = self.config.checker_area_mm
-        poly = self._board_poly((x0 - m, y0 - m, x1 + m, y1 + m)) * s
-        self._checker_area = np.zeros_like(self.search_mask)
-        cv2.fillPoly(self._checker_area, [np.round(poly).astype(np.int32)], 255)
+        self._checker_area = self._outline_mask(self.config.checker_area_mm)
         self._row_light = RowLight.for_picture(self.small_size[1], self.small_size[0], mask=self.search_mask > 0)
         self.reference: np.ndarray | None = None
         self.reference_full: np.ndarray | None = None
@@ -435,6 +428,14 @@ class RollReader:
         self._face_px_small = (self.die_px_at((x0 + x1) / 2, (y0 + y1) / 2) * s) ** 2  # a die face, half-size px
 
     # -- geometry helpers -----------------------------------------------------------------------------
+    def _outline_mask(self, margin_mm: float) -> np.ndarray:
+        """The board's outline widened by ``margin_mm`` as a 0/255 mask of the half-size frame."""
+        x0, y0, x1, y1 = self.geometry.outline
+        poly = self._board_poly((x0 - margin_mm, y0 - margin_mm, x1 + margin_mm, y1 + margin_mm)) * self.config.diff_scale
+        mask = np.zeros((self.small_size[1], self.small_size[0]), np.uint8)
+        cv2.fillPoly(mask, [np.round(poly).astype(np.int32)], 255)
+        return mask
+
     def _board_poly(self, rect, samples: int = 8) -> np.ndarray:
         x0, y0, x1, y1 = rect
         t = np.linspace(0, 1, samples, endpoint=False)
@@ -1322,12 +1323,12 @@ class RollReader:
         if len(self.checkers_mm):
             dist = float(np.min(np.hypot(self.checkers_mm[:, 0] - x, self.checkers_mm[:, 1] - y)))
             f["checker_dist"] = dist / die
+            reach = c.touch_mm  # a little further when the per-photo reader is sure the die is cocked
+            if f.get("r_status") == "cocked" and (f.get("r_conf") or 0.0) >= c.reader_cocked_conf:
+                reach += c.reader_cocked_reach
             if dist < c.on_checker_mm:
                 status, reason = "cocked", "resting on a checker"
-            elif dist < self.spec.checker_diameter / 2 + c.touch_mm * die:
-                support = "a checker"
-            elif f.get("r_status") == "cocked" and (f.get("r_conf") or 0.0) >= c.reader_cocked_conf and \
-                    dist < self.spec.checker_diameter / 2 + (c.touch_mm + c.reader_cocked_reach) * die:
+            elif dist < self.spec.checker_diameter / 2 + reach * die:
                 support = "a checker"
         sx0, sy0, sx1, sy1 = self.geometry.surface
         rail = min(x - sx0, sx1 - x, y - sy0, sy1 - y)
