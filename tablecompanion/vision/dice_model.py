@@ -356,3 +356,36 @@ def load_value_reader(path: str) -> DiceValueReader | None:
     """The value reader at ``path`` ("" = the shipped one); None when none is shipped."""
     p = _model_file(path, DEFAULT_VALUE_READER, "dice value reader")
     return DiceValueReader(p) if p else None
+
+
+# ---------------------------------------------------------------------------------------------------
+# The roll reader's tilt net: is a die the readers found lying flat? (tools/train_roll_tilt.py)
+DEFAULT_TILT_NET = Path(__file__).resolve().parent / "models" / "roll_tilt.onnx"
+
+
+class TiltNet:
+    """The ONNX tilt net behind ``cv2.dnn``. Its input is ``RollReader.tilt_patch`` (frame, reference and
+    a flat die's outline on the top-face plane, 7 channels uint8); ``p_tilted`` averages it over the eight
+    turns and mirrorings of the patch, each a table the net could have seen."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.net = _read_onnx(self.path, "tilt net")
+
+    def p_tilted(self, patch: np.ndarray) -> float:
+        if patch.ndim != 3 or patch.shape[2] != 7:
+            raise DiceVisionError(f"tilt net {self.path}: a patch is (h, w, 7), got {patch.shape}")
+        x = patch.transpose(2, 0, 1).astype(np.float32)
+        views = [np.rot90(v, r, axes=(1, 2)) for v in (x, x[:, :, ::-1]) for r in range(4)]
+        self.net.setInput(np.ascontiguousarray(np.stack(views)))
+        z = self.net.forward().reshape(-1)
+        if len(z) != len(views):
+            raise DiceVisionError(f"tilt net {self.path} gave {len(z)} outputs for {len(views)} patches")
+        return float(np.mean(1.0 / (1.0 + np.exp(-z))))
+
+
+@lru_cache(maxsize=4)
+def load_tilt_net(path: str) -> TiltNet | None:
+    """The tilt net at ``path`` ("" = the shipped one); None when none is shipped."""
+    p = _model_file(path, DEFAULT_TILT_NET, "tilt net")
+    return TiltNet(p) if p else None

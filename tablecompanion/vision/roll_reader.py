@@ -35,6 +35,7 @@ import numpy as np
 
 from tablecompanion.geometry import BoardGeometry, Player
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
+from tablecompanion.vision.dice_model import load_tilt_net
 from tablecompanion.vision.placement import Placement, place_point
 from tablecompanion.vision.row_light import RowLight
 
@@ -118,6 +119,17 @@ class RollReaderConfig:
     top_beyond_explains: float = 4.0
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
+    # the tilt net (models/roll_tilt.onnx, tools/train_roll_tilt.py; "" = the shipped one, None = none): a die
+    # read flat is tilted at P >= tilt_net_cocked, and beside a checker or the rail counts as flat at
+    # P <= tilt_net_flat (0: never on the net's word)
+    tilt_net: str | None = ""
+    tilt_net_cocked: float = 0.95
+    tilt_net_flat: float = 0.0
+    # ... and also where it is darker than shadow_floor of the board: a lamp's cast shadow keeps the room's
+    # fill light (the simulator's darkens by 0.45 at most), a black die's side face does not. Only the contact
+    # shadow at a die's foot goes deeper, within contact_sides of its outline (0: off)
+    shadow_floor: float = 0.0
+    contact_sides: float = 0.12
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
     # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering
     # lamp's band, averages out there, a tilted die's side face does not (0: no second look)
@@ -300,6 +312,9 @@ class DieSeen:
 
 
 _BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
+_NET_TILTED = "tilted (the tilt net sees it so)"
+TILT_PATCH = 48  # the tilt net's input, px square
+TILT_SPAN = 2.2  # ... over this many die sides
 _UNEVEN_PIPS = "its pips unlike one face's"
 
 
@@ -393,6 +408,7 @@ class RollReader:
         self.config = config or RollReaderConfig()
         self.dice_config = dice_config if dice_config is not None else ROLL_DICE_CONFIG
         self.reader = reader or read_dice
+        self.tilt_net = load_tilt_net(self.config.tilt_net) if self.config.tilt_net is not None else None
         self.geometry: BoardGeometry = calibration.geometry
         self.spec = self.geometry.spec
         w, h = (int(v) for v in calibration.image_size)
@@ -1138,7 +1154,25 @@ class RollReader:
         if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
             return d
         area, best_turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
-        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
+        feats = {**f, "beyond_mm2": area, "face_turn": best_turn}
+        if self.tilt_net is not None:
+            feats["tilt_p"] = self.tilt_net.p_tilted(self.tilt_patch(frame, f["g_centre_mm"], best_turn))
+        return replace(d, features=feats)
+
+    def tilt_patch(self, frame: np.ndarray, centre_mm, turn_deg: float) -> np.ndarray:
+        """What the tilt net sees of a die: the frame and the reference on the top-face plane around
+        ``centre_mm`` (TILT_PATCH px square over TILT_SPAN die sides), and a flat die's outline there at
+        ``turn_deg`` (the camera's view of its sides), as a (TILT_PATCH, TILT_PATCH, 7) uint8 array."""
+        die = float(self.spec.die_size)
+        k = TILT_PATCH / (TILT_SPAN * die)
+        half = 0.5 * TILT_SPAN * die
+        cx, cy = centre_mm
+        rect = (cx - half, cy - half, cx + half, cy + half)
+        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
+        sil = np.zeros(now.shape[:2], np.uint8)
+        outline = (self.flat_silhouette((cx, cy), turn_deg) - np.array(rect[:2])) * k
+        cv2.fillConvexPoly(sil, np.round(outline * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
+        return np.dstack([now, ref, sil])
 
     def _beyond_flat_outline(self, frame: np.ndarray, centre_mm, value: int | None, turn_deg: float, d: DieSeen,
                              dice: Sequence[DieSeen]) -> tuple[float, float]:
@@ -1155,8 +1189,11 @@ class RollReader:
         blur = k / 3.0  # a third of a mm
         a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
         b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
-        shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
+        ratio = (a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0)
+        shade = np.clip(ratio, 0.2, 1.25)  # a shadow's darkening
         body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
+        # darker than a cast shadow, where the board was bright enough to tell (not a black point)
+        deep = (ratio < c.shadow_floor) & ((b * b).sum(-1) > (3 * 60.0 ** 2)) & ~body
         yy, xx = np.ogrid[:h, :w]
         for o in dice:  # the other dice and their side faces are no part of this one
             if o is d:
@@ -1170,10 +1207,11 @@ class RollReader:
         # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
         # of error); any turn for a 1, whose single pip gives none
         turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
-        ys, xs = np.nonzero(body)
+        ys, xs = np.nonzero(body | deep)
         r2 = (xs - half * k) ** 2 + (ys - half * k) ** 2
         keep = r2 > (0.5 * die * k + margin) ** 2  # inside the top square whatever its turn: never beyond
         pts = np.column_stack([xs[keep], ys[keep]]).astype(np.float64)
+        foot = np.where(deep[ys[keep], xs[keep]], c.contact_sides * die * k, 0.0)  # a contact shadow's reach
         area, best_turn = math.inf, 0.0
         for turn in turns:
             outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
@@ -1185,7 +1223,7 @@ class RollReader:
             normal[inward] *= -1.0
             beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1) \
                 if len(pts) else np.zeros(0)
-            n = np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
+            n = np.count_nonzero((beyond > margin + foot) & (beyond < c.tilt_reach * die * k)) / (k * k)
             if n < area:
                 area, best_turn = n, float(turn)
         return area, best_turn
@@ -1370,13 +1408,17 @@ class RollReader:
             return _BODY_SHOWS
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
+        if f.get("tilt_p", 0.0) >= c.tilt_net_cocked:
+            return _NET_TILTED
         return ""
 
     def _surely_flat(self, f: dict, value: int | None) -> bool:
         """Beside something it could lean on, a die counts as flat only when its face proves it: four or
         more pips in a square pattern."""
         ratio = f.get("aff_ratio")
-        return ratio is not None and ratio <= self.config.sure_pattern_ratio
+        if ratio is not None and ratio <= self.config.sure_pattern_ratio:
+            return True
+        return f.get("tilt_p", 1.0) <= self.config.tilt_net_flat
 
     def _opening_placements(self, dice: list[DieSeen]) -> list[DieSeen]:
         if len(dice) == 2 and all(d.placement == "ok" for d in dice):

@@ -1,0 +1,81 @@
+"""Labelled dice for the roll reader's tilt net, from simulator renders (``make_cases`` of roll_eval).
+
+Each case is rendered, read by the RollReader as the referee would read it, and every die the reader found
+with a face is matched to the render's truth: its patch (``RollReader.tilt_patch``: the frame, the
+reference and a flat die's outline on the top-face plane) is labelled tilted when the truth die is not
+lying flat. Half the cases have their kind replaced by a tilted one (cocked, leaning on a checker, against
+the edge), so tilted dice are about as common as flat ones.
+
+    python tools/roll_tilt_data.py --seeds 1000-1999 --out .dicegpu/tilt/shard0.npz
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tablecompanion.calibration import calibrate_from_markers  # noqa: E402
+from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_case  # noqa: E402
+from tablecompanion.vision.roll_reader import RollReader, RollReaderConfig  # noqa: E402
+
+TILTED_KINDS = ("cocked", "leaning-on-checker", "against-edge")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", required=True, help="first-last case-set seeds (each gives --per cases)")
+    ap.add_argument("--per", type=int, default=40)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long and save what is done (0: no limit)")
+    a = ap.parse_args(argv)
+    cv2.setNumThreads(1)  # one process per core
+    deadline = time.time() + 60 * a.minutes if a.minutes else float("inf")
+    lo, hi = (int(v) for v in a.seeds.split("-"))
+    X, y, meta = [], [], []
+    t0 = time.time()
+    for seed in range(lo, hi + 1):
+        rng = np.random.default_rng(seed + 7919)
+        if time.time() > deadline:
+            break
+        for c in make_cases(a.per, seed):
+            if rng.random() < 0.5:
+                c = replace(c, kind=TILTED_KINDS[int(rng.integers(len(TILTED_KINDS)))])
+            try:
+                ref, img, truth, scene = render_case(c)
+                cal = calibrate_from_markers(ref, home=scene.home)
+                rr = RollReader(cal, RollReaderConfig(tilt_net=None))  # the data must not depend on the net
+                rr.set_reference(ref, checker_centres(scene))
+                read = rr.read(img, roller=scene.roller, opening=c.kind == "opening")
+            except Exception as e:  # a failed calibration: skip the case, say so
+                print("skip", seed, c.index, e, file=sys.stderr)
+                continue
+            for d in read.dice:
+                f = d.features
+                if "g_centre_mm" not in f:
+                    continue
+                tb = [t for t in truth["dice"] if "board_mm" in t]
+                if not tb:
+                    continue
+                dist = [math.dist(t["board_mm"], d.board_mm) for t in tb]
+                t = tb[int(np.argmin(dist))]
+                if min(dist) > 0.8 * rr.spec.die_size:
+                    continue
+                X.append(rr.tilt_patch(img, f["g_centre_mm"], float(f.get("face_turn", f.get("g_turn", 0.0)))))
+                y.append(int(t["state"] != "flat" or float(t.get("tilt_deg", 0.0)) > 3.0))
+                meta.append((seed, c.index, c.kind, c.preset, c.dice_style, t["state"], float(t.get("tilt_deg", 0.0)),
+                             d.status, d.reason))
+        print(f"seed {seed}: {len(y)} dice, {sum(y)} tilted, {time.time() - t0:.0f} s", flush=True)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(a.out, X=np.array(X, np.uint8), y=np.array(y, np.uint8), meta=np.array(meta, dtype=object))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

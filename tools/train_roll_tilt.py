@@ -1,0 +1,118 @@
+"""Train the roll reader's tilt net (is this die lying flat?) and export it to ONNX for cv2.dnn.
+
+Input: ``RollReader.tilt_patch`` (frame, reference and a flat die's outline on the top-face plane, 7
+channels uint8, the net scales them itself); output: one logit, tilted. Data: shards written by
+``tools/roll_tilt_data.py`` from simulator renders (case-set seeds 1000 and up, none of the seeds
+``tablecompanion roll eval`` reports on). The shards named by --valid are held out and scored at the end.
+Augmentation keeps the physics: the patch and its outline turned and mirrored together (a mirrored
+table), the colours permuted alike in frame and reference (other dice and boards), the frame's exposure
+drifting a little against the reference.
+
+    /path/to/torch/python tools/train_roll_tilt.py .dicegpu/tilt/l1_*.npz --valid .dicegpu/tilt/l2_s5.npz
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def load(paths):
+    X, y, meta = [], [], []
+    for p in paths:
+        z = np.load(p, allow_pickle=True)
+        if len(z["y"]):
+            X.append(z["X"]); y.append(z["y"]); meta.append(z["meta"])
+    return np.concatenate(X), np.concatenate(y), np.concatenate(meta)
+
+
+def build():
+    import torch.nn as nn
+
+    def block(i, o):
+        return [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * (1.0 / 255.0) - 0.5
+
+    return nn.Sequential(Scale(), *block(7, 24), *block(24, 24), nn.MaxPool2d(2),  # 24
+                         *block(24, 32), *block(32, 32), nn.MaxPool2d(2),  # 12
+                         *block(32, 48), *block(48, 48), nn.MaxPool2d(2),  # 6
+                         *block(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 1))
+
+
+def augment(xb, rng):
+    """A batch (n, 7, H, W) float32: turned/mirrored, colours permuted, exposure drift."""
+    k = int(rng.integers(4))
+    xb = np.rot90(xb, k, axes=(2, 3))
+    if rng.random() < 0.5:
+        xb = xb[:, :, :, ::-1]
+    perm = rng.permutation(3)
+    xb = xb[:, list(perm) + list(3 + perm) + [6]]
+    gain = rng.uniform(0.92, 1.08, size=(len(xb), 1, 1, 1)).astype(np.float32)
+    xb = np.ascontiguousarray(xb)
+    xb[:, :3] = np.clip(xb[:, :3] * gain, 0, 255)
+    return xb
+
+
+def main(argv=None) -> int:
+    import torch
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("shards", nargs="+")
+    ap.add_argument("--valid", nargs="+", default=[])
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default="tablecompanion/vision/models/roll_tilt.onnx")
+    ap.add_argument("--device", default="cpu")
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    valid = set(a.valid)
+    X, y, _ = load([p for p in a.shards if p not in valid])
+    X = X.transpose(0, 3, 1, 2).astype(np.float32)
+    print(f"train: {len(y)} dice, {int(y.sum())} tilted", flush=True)
+    net = build().to(a.device)
+    opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
+    steps = a.epochs * (len(y) // a.batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps)
+    lossf = torch.nn.BCEWithLogitsLoss()
+    t0 = time.time()
+    step = 0
+    for ep in range(a.epochs):
+        net.train()
+        order = rng.permutation(len(y))
+        tot = 0.0
+        for i in range(0, len(order) - a.batch + 1, a.batch):
+            idx = order[i:i + a.batch]
+            xb = torch.from_numpy(augment(X[idx], rng)).to(a.device, non_blocking=True)
+            yb = torch.from_numpy(y[idx].astype(np.float32))[:, None].to(a.device)
+            loss = lossf(net(xb), yb)
+            opt.zero_grad(); loss.backward(); opt.step(); sched.step()
+            tot += loss.detach() * len(idx); step += 1
+        print(f"epoch {ep}: loss {float(tot) / len(order):.4f} ({time.time() - t0:.0f} s)", flush=True)
+    net = net.cpu().eval()
+    out = Path(a.out)
+    torch.onnx.export(net, torch.zeros(1, 7, X.shape[2], X.shape[3]), str(out), input_names=["patches"],
+                      output_names=["logits"], opset_version=13, dynamic_axes={"patches": {0: "n"}, "logits": {0: "n"}},
+                      dynamo=False)
+    print("wrote", out, out.stat().st_size, "bytes")
+    if valid:
+        Xv, yv, mv = load(sorted(valid))
+        with torch.no_grad():
+            p = torch.sigmoid(net(torch.from_numpy(Xv.transpose(0, 3, 1, 2).astype(np.float32)))).numpy()[:, 0]
+        for t in (0.5, 0.9, 0.98):
+            print(f"valid @ {t}: flat called tilted {int(((p > t) & (yv == 0)).sum())}/{int((yv == 0).sum())}, "
+                  f"tilted missed {int(((p <= t) & (yv == 1)).sum())}/{int((yv == 1).sum())}")
+        np.save(str(out) + ".valid_p.npy", p)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
