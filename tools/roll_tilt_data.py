@@ -3,7 +3,7 @@
 Each case is rendered, read by the RollReader as the referee would read it, and every die the reader found
 with a face is matched to the render's truth: its patch (``RollReader.tilt_patch``: the frame, the
 reference and a flat die's outline on the top-face plane) is labelled tilted when the truth die is not
-lying flat. Half the cases have their kind replaced by a tilted one (cocked, leaning on a checker, against
+lying flat on the board (``not_flat``). Half the cases have their kind replaced by a tilted one (cocked, leaning on a checker, against
 the edge), so tilted dice are about as common as flat ones.
 
     python tools/roll_tilt_data.py --seeds 1000-1999 --out .dicegpu/tilt/shard0.npz
@@ -26,6 +26,13 @@ from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_
 from tablecompanion.vision.roll_reader import RollReader, RollReaderConfig  # noqa: E402
 
 TILTED_KINDS = ("cocked", "leaning-on-checker", "against-edge")
+# not lying flat on the board: the tilted states, and a die on a checker (flat, but raised). A die across
+# the bar, in the wrong half or off the board lies flat: its roll is void for where it lies, not for this.
+NOT_FLAT = TILTED_KINDS + ("on-checker",)
+
+
+def not_flat(state: str, tilt_deg: float) -> int:
+    return int(state in NOT_FLAT or tilt_deg > 3.0)
 
 
 def main(argv=None) -> int:
@@ -68,7 +75,7 @@ def main(argv=None) -> int:
                 if min(dist) > 0.8 * rr.spec.die_size:
                     continue
                 X.append(rr.tilt_patch(img, f["g_centre_mm"], float(f.get("face_turn", f.get("g_turn", 0.0)))))
-                y.append(int(t["state"] != "flat" or float(t.get("tilt_deg", 0.0)) > 3.0))
+                y.append(not_flat(t["state"], float(t.get("tilt_deg", 0.0))))
                 meta.append((seed, c.index, c.kind, c.preset, c.dice_style, t["state"], float(t.get("tilt_deg", 0.0)),
                              d.status, d.reason))
         print(f"seed {seed}: {len(y)} dice, {sum(y)} tilted, {time.time() - t0:.0f} s", flush=True)

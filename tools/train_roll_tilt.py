@@ -19,13 +19,20 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
 
 def load(paths):
+    """Patches, labels and notes of the shards; labels made again from the notes (the truth's state and
+    tilt: roll_tilt_data.not_flat), so a shard written under an older rule is labelled by today's."""
+    from roll_tilt_data import not_flat
+
     X, y, meta = [], [], []
     for p in paths:
         z = np.load(p, allow_pickle=True)
         if len(z["y"]):
-            X.append(z["X"]); y.append(z["y"]); meta.append(z["meta"])
+            X.append(z["X"]); meta.append(z["meta"])
+            y.append(np.array([not_flat(str(m[5]), float(m[6])) for m in z["meta"]], np.uint8))
     return np.concatenate(X), np.concatenate(y), np.concatenate(meta)
 
 
