@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tablecompanion.calibration import calibrate_from_markers  # noqa: E402
-from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_case  # noqa: E402
+from tablecompanion.vision.roll_eval import BOARD_STYLES, PRESETS, checker_centres, make_cases, render_case  # noqa: E402
 from tablecompanion.vision.roll_reader import RollReader, RollReaderConfig  # noqa: E402
 
 TILTED_KINDS = ("cocked", "leaning-on-checker", "against-edge")
@@ -51,7 +51,12 @@ def main(argv=None) -> int:
         rng = np.random.default_rng(seed + 7919)
         if time.time() > deadline:
             break
+        # make_cases cycles camera and board by the case's index, so a short set would see one of each: each
+        # seed's set gets its own (one renderer a set: building one costs more than a render)
+        preset = PRESETS[int(rng.integers(len(PRESETS)))]
+        style = BOARD_STYLES[int(rng.integers(len(BOARD_STYLES)))]
         for c in make_cases(a.per, seed):
+            c = replace(c, preset=preset, style=style)
             if rng.random() < 0.5:
                 c = replace(c, kind=TILTED_KINDS[int(rng.integers(len(TILTED_KINDS)))])
             try:

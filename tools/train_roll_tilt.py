@@ -52,6 +52,30 @@ def build():
                          *block(48, 64), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 1))
 
 
+def init_from_onnx(net, path: str) -> None:
+    """Start from an exported net: its convolutions carry their batch norms folded in, so each norm here
+    becomes the identity plus the folded bias (train with the norms frozen, ``BatchNorm2d.eval``)."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(path).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemm = next(n for n in graph.node if n.op_type == "Gemm")
+    mods = [m for m in net if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d))]
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, mods[0::2], mods[1::2]):
+            conv.weight.copy_(torch.from_numpy(inits[node.input[1]]))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(inits[node.input[2]]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        lin = net[-1]
+        lin.weight.copy_(torch.from_numpy(inits[gemm.input[1]]))
+        lin.bias.copy_(torch.from_numpy(inits[gemm.input[2]]))
+
+
 def augment(xb, rng):
     """A batch (n, 7, H, W) float32: turned/mirrored, colours permuted, exposure drift."""
     k = int(rng.integers(4))
@@ -78,6 +102,7 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="tablecompanion/vision/models/roll_tilt.onnx")
     ap.add_argument("--device", default="cpu")
+    ap.add_argument("--init", help="an exported net (ONNX) to start from; its norms stay frozen")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
@@ -85,7 +110,10 @@ def main(argv=None) -> int:
     X, y, _ = load([p for p in a.shards if p not in valid])
     X = X.transpose(0, 3, 1, 2).astype(np.float32)
     print(f"train: {len(y)} dice, {int(y.sum())} tilted", flush=True)
-    net = build().to(a.device)
+    net = build()
+    if a.init:
+        init_from_onnx(net, a.init)
+    net = net.to(a.device)
     opt = torch.optim.AdamW(net.parameters(), lr=a.lr, weight_decay=1e-4)
     steps = a.epochs * (len(y) // a.batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps)
@@ -94,6 +122,10 @@ def main(argv=None) -> int:
     step = 0
     for ep in range(a.epochs):
         net.train()
+        if a.init:
+            for m in net.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.eval()
         order = rng.permutation(len(y))
         tot = 0.0
         for i in range(0, len(order) - a.batch + 1, a.batch):

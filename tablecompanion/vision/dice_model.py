@@ -365,8 +365,9 @@ DEFAULT_TILT_NET = Path(__file__).resolve().parent / "models" / "roll_tilt.onnx"
 
 class TiltNet:
     """The ONNX tilt net behind ``cv2.dnn``. Its input is ``RollReader.tilt_patch`` (frame, reference and
-    a flat die's outline on the top-face plane, 7 channels uint8); ``p_tilted`` averages it over the eight
-    turns and mirrorings of the patch, each a table the net could have seen."""
+    a flat die's outline on the top-face plane, 7 channels uint8); ``p_tilted`` averages it over the four
+    quarter turns of the patch, each a table the net could have seen (all eight turns and mirrorings called
+    16 flat dice in 8460 tilted at 0.99, the four turns 19, one view alone 67; each view costs 2 ms)."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -376,7 +377,7 @@ class TiltNet:
         if patch.ndim != 3 or patch.shape[2] != 7:
             raise DiceVisionError(f"tilt net {self.path}: a patch is (h, w, 7), got {patch.shape}")
         x = patch.transpose(2, 0, 1).astype(np.float32)
-        views = [np.rot90(v, r, axes=(1, 2)) for v in (x, x[:, :, ::-1]) for r in range(4)]
+        views = [np.rot90(x, r, axes=(1, 2)) for r in range(4)]
         self.net.setInput(np.ascontiguousarray(np.stack(views)))
         z = self.net.forward().reshape(-1)
         if len(z) != len(views):
