@@ -122,17 +122,12 @@ class RollReaderConfig:
     # the tilt net (models/roll_tilt.onnx, tools/train_roll_tilt.py; "" = the shipped one, None = none): a die
     # beside a checker or the rail counts as flat at P(tilted) <= tilt_net_flat (0: never on the net's word),
     # and a die read flat is tilted at P >= tilt_net_cocked (above 1: never). Chosen on renders the net was
-    # not trained on (seeds 3300-3xxx, 4300-4xxx; docs/roll-verdicts.md): the lowest P of a die leaning on a
+    # not trained on (seeds 4300-4362, 3900-3948, 4900-4947; docs/roll-verdicts.md): the lowest P of a die leaning on a
     # checker or the board's edge was 0.012 of 563, a quarter of it 0.003; no threshold that called no flat
     # die tilted caught more than 2 of the 40 tilted dice read flat, so the net does not call tilts
     tilt_net: str | None = ""
     tilt_net_flat: float = 0.003
     tilt_net_cocked: float = 2.0
-    # ... and also where it is darker than shadow_floor of the board: a lamp's cast shadow keeps the room's
-    # fill light (the simulator's darkens by 0.45 at most), a black die's side face does not. Only the contact
-    # shadow at a die's foot goes deeper, within contact_sides of its outline (0: off)
-    shadow_floor: float = 0.0
-    contact_sides: float = 0.12
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
     # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering
     # lamp's band, averages out there, a tilted die's side face does not (0: no second look)
@@ -1208,11 +1203,8 @@ class RollReader:
         blur = k / 3.0  # a third of a mm
         a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
         b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
-        ratio = (a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0)
-        shade = np.clip(ratio, 0.2, 1.25)  # a shadow's darkening
+        shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
         body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
-        # darker than a cast shadow, where the board was bright enough to tell (not a black point)
-        deep = (ratio < c.shadow_floor) & ((b * b).sum(-1) > (3 * 60.0 ** 2)) & ~body
         yy, xx = np.ogrid[:h, :w]
         for o in dice:  # the other dice and their side faces are no part of this one
             if o is d:
@@ -1226,11 +1218,10 @@ class RollReader:
         # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
         # of error); any turn for a 1, whose single pip gives none
         turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
-        ys, xs = np.nonzero(body | deep)
+        ys, xs = np.nonzero(body)
         r2 = (xs - half * k) ** 2 + (ys - half * k) ** 2
         keep = r2 > (0.5 * die * k + margin) ** 2  # inside the top square whatever its turn: never beyond
         pts = np.column_stack([xs[keep], ys[keep]]).astype(np.float64)
-        foot = np.where(deep[ys[keep], xs[keep]], c.contact_sides * die * k, 0.0)  # a contact shadow's reach
         area, best_turn = math.inf, 0.0
         for turn in turns:
             outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
@@ -1242,7 +1233,7 @@ class RollReader:
             normal[inward] *= -1.0
             beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1) \
                 if len(pts) else np.zeros(0)
-            n = np.count_nonzero((beyond > margin + foot) & (beyond < c.tilt_reach * die * k)) / (k * k)
+            n = np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
             if n < area:
                 area, best_turn = n, float(turn)
         return area, best_turn
