@@ -296,6 +296,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--window", type=float, default=None, metavar="GLINT",
                     help="the window behind the far player mirrored in glossy tops, 0-2 (default: the camera "
                          "preset's own; only a steep view sees it)")
+    ap.add_argument("--tilt-net", default="", metavar="ONNX",
+                    help="the roll reader's tilt net to use: a file (a retrained one, tools/train_roll_tilt.py), "
+                         "'none' to read without it (default: the shipped one)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
 
@@ -306,8 +309,19 @@ def run(args) -> int:
         print(f"{case.index:4d} {case.kind:18s} {case.preset:8s} {case.style:10s} {case.dice_style:17s} "
               f"truth {case.values} {states:28s} -> {rr.verdict:7s} {rr.reason}", file=sys.stderr)
 
-    res = evaluate(args.cases, args.seed, checkers=args.checkers, progress=progress if args.verbose else None,
-                   lens=args.lens, window_glint=args.window)
+    from tablecompanion.vision.dice import DiceVisionError
+    from tablecompanion.vision.dice_model import load_tilt_net
+    from tablecompanion.vision.roll_reader import RollReaderConfig
+
+    config = RollReaderConfig(tilt_net=None if args.tilt_net.lower() == "none" else args.tilt_net)
+    if config.tilt_net is not None:
+        try:
+            load_tilt_net(config.tilt_net)
+        except DiceVisionError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    res = evaluate(args.cases, args.seed, config=config, checkers=args.checkers,
+                   progress=progress if args.verbose else None, lens=args.lens, window_glint=args.window)
     print(json.dumps(res.to_dict(), indent=2) if args.json else res.format())
     return 0
 

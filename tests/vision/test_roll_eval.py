@@ -60,6 +60,16 @@ def test_roll_eval_cli_runs_a_few_cases():
     assert d["cases"] == 2 and d["good_rolls"] + d["invalid_rolls"] == 2
 
 
+def test_roll_eval_reads_with_another_tilt_net_or_none(tmp_path):
+    base = [sys.executable, "-m", "tablecompanion", "roll", "eval", "--cases", "1", "--json"]
+    out = subprocess.run(base + ["--tilt-net", "none"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["cases"] == 1
+    missing = subprocess.run(base + ["--tilt-net", str(tmp_path / "absent.onnx")], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)
+    assert missing.returncode == 2 and missing.stderr.startswith("error: no tilt net") and "Traceback" not in missing.stderr
+
+
 def test_a_flat_die_by_the_rail_is_read_in_place_with_the_lens_model_and_pushed_towards_the_rail_without():
     """The markers' homography keeps the webcam's barrel distortion: near the rails a die's place comes out
     2-3 mm outwards (towards the rail), which the rail's reach must not rely on. With the lens model a table
