@@ -1002,10 +1002,16 @@ class RollReader:
         where the face is blank and, standing alone, pips alike (``grid_even_pips``; not asked: ``even``
         False)."""
         c = self.config
-        return g is not None and g.pip_contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
-            g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
-            g.off_contrast < c.max_blank_spot * g.pip_contrast and \
-            (agree or not even or g.pip_contrast >= c.grid_even_pips * g.strongest_pip)
+        return g is not None and g.margin >= (c.grid_agree_margin if agree else c.grid_min_margin) and \
+            self._clear_pips(g.pip_contrast, g.off_contrast, g.strongest_pip, agree, even)
+
+    def _clear_pips(self, contrast: float, off: float, strongest: float, agree: bool = False, even: bool = True) -> bool:
+        """A face's pips are clear (``_grid_sure`` but for the margin): the weakest's contrast, no pip-like spot
+        where the face is blank, and, standing alone, pips alike. The features ``g_contrast``, ``g_off`` and
+        ``g_strong`` of a die are these three of its grid face."""
+        c = self.config
+        return contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
+            off < c.max_blank_spot * contrast and (agree or not even or contrast >= c.grid_even_pips * strongest)
 
     def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
         """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
@@ -1155,23 +1161,22 @@ class RollReader:
         if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
             return d
         area, best_turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
-        feats = {**f, "beyond_mm2": area, "face_turn": best_turn}
-        if self.tilt_net is not None and self.config.tilt_net_cocked <= 1.0:
-            feats["tilt_p"] = self._p_tilted(frame, feats)
-        return replace(d, features=feats)
+        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
 
-    def _p_tilted(self, frame: np.ndarray, f: dict) -> float:
-        """The tilt net's P(tilted) for the die of features ``f`` (its face's centre and turn) in ``frame``."""
-        return self.tilt_net.p_tilted(self.tilt_patch(frame, f["g_centre_mm"], f.get("face_turn", f.get("g_turn", 0.0))))
+    def _tilt_p(self, frame: np.ndarray | None, f: dict) -> float | None:
+        """The tilt net's P(tilted) for the die of features ``f`` (its face's centre and turn) in ``frame``,
+        asked once and noted in ``f["tilt_p"]`` (8 ms a die, so asked only where a verdict hangs on it); None
+        without a net, a face or a frame."""
+        if "tilt_p" not in f:
+            if self.tilt_net is None or "g_centre_mm" not in f or frame is None:
+                return None
+            f["tilt_p"] = self.tilt_net.p_tilted(
+                self.tilt_patch(frame, f["g_centre_mm"], f.get("face_turn", f.get("g_turn", 0.0))))
+        return f["tilt_p"]
 
     def _net_says_flat(self, frame: np.ndarray | None, f: dict) -> bool:
-        """Whether the tilt net is sure the die of features ``f`` lies flat (asked only here, for a die
-        touching something, and noted in ``f["tilt_p"]``: 8 ms a die)."""
-        if self.tilt_net is None or "g_centre_mm" not in f or (frame is None and "tilt_p" not in f):
-            return False
-        if "tilt_p" not in f:
-            f["tilt_p"] = self._p_tilted(frame, f)
-        return f["tilt_p"] <= self.config.tilt_net_flat
+        p = self._tilt_p(frame, f)
+        return p is not None and p <= self.config.tilt_net_flat
 
     def tilt_patch(self, frame: np.ndarray, centre_mm, turn_deg: float) -> np.ndarray:
         """What the tilt net sees of a die: the frame and the reference on the top-face plane around
@@ -1283,8 +1288,7 @@ class RollReader:
             return d
         rivals = f.get("g_rivals") or ()
         if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
-                f["g_face"] > c.face_tol or f["g_contrast"] < c.grid_alone_contrast or \
-                f["g_off"] >= c.max_blank_spot * f["g_contrast"] or f["g_contrast"] < c.grid_even_pips * f["g_strong"]:
+                f["g_face"] > c.face_tol or not self._clear_pips(f["g_contrast"], f["g_off"], f["g_strong"]):
             return d
         area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
         if area > c.outline_explains:
@@ -1394,7 +1398,7 @@ class RollReader:
                 support = support or "the other die"
         f["support"] = support
         if status == "flat":
-            why = self._tilt_reason(f, d.value)
+            why = self._tilt_reason(f, d.value, frame)
             if why:
                 status, reason = "cocked", why
             elif (f.get("g_face", 0.0) > c.face_tol or "loose_rival" in f) and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
@@ -1413,7 +1417,7 @@ class RollReader:
         return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading,
                        proposed=proposed)
 
-    def _tilt_reason(self, f: dict, value: int | None) -> str:
+    def _tilt_reason(self, f: dict, value: int | None, frame: np.ndarray | None = None) -> str:
         c = self.config
         ratio = f.get("aff_ratio")
         if ratio is not None and ratio > c.max_pattern_ratio:
@@ -1422,7 +1426,7 @@ class RollReader:
             return _BODY_SHOWS
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
-        if f.get("tilt_p", 0.0) >= c.tilt_net_cocked:
+        if c.tilt_net_cocked <= 1.0 and (self._tilt_p(frame, f) or 0.0) >= c.tilt_net_cocked:
             return _NET_TILTED
         return ""
 
