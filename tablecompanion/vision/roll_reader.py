@@ -197,6 +197,11 @@ class RollReaderConfig:
     # a die-sized change that neither reader reads counts as an unclear die (off: it is no die; a roll
     # then shows fewer than two dice and is void anyway, and a stale reference's ghosts stay harmless)
     unread_blob_is_die: bool = False  # a value the per-photo reader gives that the grid reader cannot check
+    # ... but when a throw shows fewer dice than it should, a die-sized change neither reader reads (and no
+    # earlier view explains) is taken for the missing die, unclear: "re-roll", not "void: off the board".
+    # A black 1 seen at an angle beside its side faces' pips is such a die; a die that left the board
+    # changes nothing on it and still makes the throw void.
+    unread_change_fills: bool = True
     # a change the per-photo reader finds no die in, that shows its place as an earlier still view did (the
     # board before the last read's dice came, near one of them; a reference replaced since the last read),
     # is no arrival of this throw: it is not searched for a die face (RollReader._seen_before)
@@ -797,18 +802,26 @@ class RollReader:
                         math.dist(d.board_mm, k.board_mm) < 0.9 * self.spec.die_size for k in dice):
                     dice.append(d)
 
+        unread: list[dict] = []  # die-sized changes no reader saw a die in and no earlier view explains
         for blob in blobs:
             if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
                     blob["short_mm"] > c.max_blob_short * self.spec.die_size or \
                     blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
                 continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
-            take(self._read_blob(frame, blob))
+            skipped = len(self._skipped)
+            found = self._read_blob(frame, blob)
+            take(found)
+            if not found and len(self._skipped) == skipped and self._die_sized(blob):
+                unread.append(blob)
         if 0 < len(dice) < expected and self._skipped:
             # a die short (with none, no throw may be down yet): a change an earlier view already showed may
             # be a die of this throw after all (a view taken once it lay: the runner's pick-up frame, when the
             # pick-up is seen only then)
             for blob in self._skipped:
                 take(self._read_blob(frame, blob, skip_explained=False))
+        if c.unread_change_fills and len(dice) < expected:
+            take([self._unread_die(tuple(float(v) for v in np.median(self._blob_on_top_plane(b), axis=0)), b)
+                  for b in unread][:expected - len(dice)])
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
@@ -906,7 +919,7 @@ class RollReader:
             # (a checker the play moved leaves a blob three sides long, whose search for dice took 60-70 ms)
             self._skipped.append(blob)
             return []
-        if not hyps and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+        if not hyps and self._die_sized(blob):
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
         out: list[DieSeen] = []
@@ -950,9 +963,14 @@ class RollReader:
             if not self._on_blob(d, blob) or any(math.dist(d.board_mm, o.board_mm) < c.same_die * die for o in out):
                 break
             out.append(d)
-        if not out and c.unread_blob_is_die and blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2:
+        if not out and c.unread_blob_is_die and self._die_sized(blob):
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
+
+    def _die_sized(self, blob: dict) -> bool:
+        """A change the size of a die with its shadow (at most three sides long, half a face or more)."""
+        die = float(self.spec.die_size)
+        return blob["side_mm"] <= 3.0 * die and blob["area_mm"] >= 0.5 * die ** 2
 
     def _blob_on_top_plane(self, blob: dict) -> np.ndarray:
         """The changed blob's pixels (their centres) mapped onto the top-face plane (mm)."""

@@ -984,3 +984,27 @@ def _read_with(ref, img, scene, config: dict):
     reader = RollReader(calibrate_from_markers(ref, home=scene.home), replace(RollReaderConfig(), **config))
     reader.set_reference(ref, checker_centres(scene))
     return reader.read(img, roller=scene.roller)
+
+
+def test_a_die_both_readers_miss_is_unclear_not_off_the_board():
+    """A black 1 seen by the tilted camera beside its side face's pips (seed 5, case 314, an opening roll):
+    neither reader reads it, and the throw was "only 1 of 2 dice seen (off the board or hidden?)", void.
+    Its change on the board is a die's, so it is the missing die, unclear: a re-roll, not a ruling that it
+    left the board. A die that did leave the board changes nothing there: still void."""
+    from tablecompanion.vision.roll_eval import make_cases, render_case
+
+    case, truth, (rr, before) = _read_case(5, 314, {}, {"unread_change_fills": False})
+    assert case.kind == "opening" and all(d["valid"] for d in truth["dice"])
+    assert rr.verdict == "unclear" and len(rr.dice) == 2, rr.reason
+    missed = _die_at(rr, next(d for d in truth["dice"] if d["value"] == 1))
+    assert missed.value is None and missed.reason == "unreadable"
+    assert before.verdict == "void" and before.reason.startswith("only 1 of 2 dice seen")
+
+    case = make_cases(315, 5)[314]
+    ref, _, _, scene = render_case(case, window_glint=0.0)
+    gone = replace(scene, dice=tuple(d for d in scene.dice if d.value != 1))  # the 1 jumped off the table
+    img, _ = renderer_for(Camera.preset(case.preset), gone).render(gone, seed=7)
+    reader = RollReader(calibrate_from_markers(ref, home=scene.home))
+    reader.set_reference(ref, checker_centres(scene))
+    off = reader.read(img, roller=scene.roller, opening=True)
+    assert off.verdict == "void" and off.reason.startswith("only 1 of 2 dice seen"), off.reason
