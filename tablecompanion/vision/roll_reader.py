@@ -63,6 +63,11 @@ class RollReaderConfig:
 
     diff_scale: float = 0.5  # the change mask is computed at this fraction of the frame size
     diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
+    # a throw short of dice is searched again for fainter change (a black die on a dark point changes the
+    # board by 20-50 there, its white pips alone by more), away from what changed at diff_threshold:
+    # blobs of which at most faint_overlap lie in that change (0: no second search)
+    faint_threshold: int = 20
+    faint_overlap: float = 0.25
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     # ... and the checkers' by this much: two views of the table whose change lies only beyond it (an arm
     # resting at the table's edge in one) show the same checkers
@@ -380,12 +385,13 @@ def propose(dice: Sequence[DieSeen], expected: int = 2, opening: bool = False) -
 def judge_dice(dice: Sequence[DieSeen], expected: int = 2) -> tuple[RollVerdict, str]:
     """Valid only when exactly ``expected`` dice are seen, each flat, read and placed "ok"/"unknown".
 
-    A die that is cocked or placed wrong makes the roll void; an unreadable die makes it "unclear"
-    (re-roll); the first problem found is the reason."""
+    A die that is cocked or placed wrong makes the roll void, and so does one missing (it left the board);
+    an unreadable die makes it "unclear" (re-roll), and so do more dice than were thrown (which of them are
+    the roll, and are they all dice?); the first problem found is the reason."""
     if len(dice) < expected:
         return "void", f"only {len(dice)} of {expected} dice seen (off the board or hidden?)"
     if len(dice) > expected:
-        return "void", f"{len(dice)} dice seen, expected {expected}"
+        return "unclear", f"{len(dice)} dice seen, expected {expected}: re-roll"
     for i, d in enumerate(dice, start=1):
         if d.status == "cocked":
             return "void", f"die {i} cocked ({d.reason})" if d.reason else f"die {i} cocked"
@@ -613,9 +619,10 @@ class RollReader:
         return cv2.GaussianBlur(small, (3, 3), 0)
 
     # -- reading ----------------------------------------------------------------------------------
-    def _changed(self, small: np.ndarray, ref: np.ndarray, ref_level: float | None = None) -> tuple[np.ndarray, float]:
-        """Where ``small`` differs from ``ref`` (both half size) in the search area, brightness-matched:
-        a 0/255 mask, and the gain applied to ``ref``."""
+    def _changed(self, small: np.ndarray, ref: np.ndarray, ref_level: float | None = None,
+                 threshold: int | None = None) -> tuple[np.ndarray, float]:
+        """Where ``small`` differs from ``ref`` (both half size) in the search area by more than ``threshold``
+        (None: ``diff_threshold``), brightness-matched: a 0/255 mask, and the gain applied to ``ref``."""
         a = _masked_median(small, self.search_mask)
         b = _masked_median(ref, self.search_mask) if ref_level is None else ref_level
         gain = a / b if b > 1 else 1.0
@@ -626,17 +633,20 @@ class RollReader:
         # sum over B, G, R of |small - reference| (cv2.add into 16 bits: a tenth of numpy's int16 sum)
         ch = cv2.split(cv2.absdiff(small, refg))
         diff = cv2.add(cv2.add(ch[0], ch[1], dtype=cv2.CV_16U), ch[2], dtype=cv2.CV_16U)
-        return ((diff > self.config.diff_threshold).astype(np.uint8) * 255) & self.search_mask, gain
+        threshold = self.config.diff_threshold if threshold is None else threshold
+        return ((diff > threshold).astype(np.uint8) * 255) & self.search_mask, gain
 
-    def changed_blobs(self, frame: np.ndarray, small: np.ndarray | None = None) -> tuple[list[dict], float]:
+    def changed_blobs(self, frame: np.ndarray, small: np.ndarray | None = None,
+                      threshold: int | None = None) -> tuple[list[dict], float]:
         """Die-sized blobs of change vs the reference (frame px boxes, mm measures) and the changed area
-        in die faces (large = a hand). ``small``: the frame at half size when already made."""
+        in die faces (large = a hand). ``small``: the frame at half size when already made; ``threshold``:
+        what counts as change (None: ``diff_threshold``)."""
         c = self.config
         small = self._small(frame) if small is None else small
         # brightness drift (auto exposure, light) between the reference and now
         if self._reference_level is None:
             self._reference_level = _masked_median(self.reference, self.search_mask)
-        mask, self._gain = self._changed(small, self.reference, self._reference_level)
+        mask, self._gain = self._changed(small, self.reference, self._reference_level, threshold)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         s = c.diff_scale
@@ -803,22 +813,27 @@ class RollReader:
                     dice.append(d)
 
         unread: list[dict] = []  # die-sized changes no reader saw a die in and no earlier view explains
-        for blob in blobs:
-            if blob["side_mm"] > c.max_blob_side * self.spec.die_size or \
-                    blob["short_mm"] > c.max_blob_short * self.spec.die_size or \
-                    blob["area_mm"] > c.max_blob_area * self.spec.die_size ** 2:
-                continue  # larger than two dice with their shadows: a moved checker, a sleeve, not dice
+
+        def search(blob: dict) -> None:
             skipped = len(self._skipped)
             found = self._read_blob(frame, blob)
             take(found)
             if not found and len(self._skipped) == skipped and self._die_sized(blob):
                 unread.append(blob)
+
+        for blob in blobs:
+            if self._two_dice_at_most(blob):
+                search(blob)
         if 0 < len(dice) < expected and self._skipped:
             # a die short (with none, no throw may be down yet): a change an earlier view already showed may
             # be a die of this throw after all (a view taken once it lay: the runner's pick-up frame, when the
             # pick-up is seen only then)
             for blob in self._skipped:
                 take(self._read_blob(frame, blob, skip_explained=False))
+        if c.faint_threshold and len(dice) < expected:
+            for blob in self._faint_blobs(frame, small):
+                if len(dice) < expected:
+                    search(blob)
         if c.unread_change_fills and len(dice) < expected:
             take([self._unread_die(tuple(float(v) for v in np.median(self._blob_on_top_plane(b), axis=0)), b)
                   for b in unread][:expected - len(dice)])
@@ -965,6 +980,29 @@ class RollReader:
             out.append(d)
         if not out and c.unread_blob_is_die and self._die_sized(blob):
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
+        return out
+
+    def _two_dice_at_most(self, blob: dict) -> bool:
+        """No larger than two dice with their shadows (a moved checker or a sleeve is)."""
+        c = self.config
+        die = float(self.spec.die_size)
+        return blob["side_mm"] <= c.max_blob_side * die and blob["short_mm"] <= c.max_blob_short * die and \
+            blob["area_mm"] <= c.max_blob_area * die ** 2
+
+    def _faint_blobs(self, frame: np.ndarray, small: np.ndarray) -> list[dict]:
+        """Blobs of change over ``faint_threshold`` that lie mostly (all but ``faint_overlap``) where nothing
+        changed by ``diff_threshold``: a die the first search could not see, not the halo of one it saw."""
+        c = self.config
+        strong, _ = self._changed(small, self.reference, self._reference_level)
+        out = []
+        for blob in self.changed_blobs(frame, small, c.faint_threshold)[0]:
+            if not self._two_dice_at_most(blob):
+                continue
+            mx, my = blob["mask_at"]
+            m = blob["mask"]
+            inside = np.count_nonzero(strong[my:my + m.shape[0], mx:mx + m.shape[1]][m])
+            if inside <= c.faint_overlap * np.count_nonzero(m):
+                out.append(blob)
         return out
 
     def _die_sized(self, blob: dict) -> bool:
