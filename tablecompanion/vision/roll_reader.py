@@ -105,6 +105,10 @@ class RollReaderConfig:
     # close). Twice the tilt test's limit, since it overrules the margin: a die tilted 20 degrees under the
     # top camera left 6.5
     weak_face_outline: bool = True
+    # a die whose body lies beyond the outline of the face read, but within outline_explains of another clear
+    # face's found on it, is unclear, not cocked: which face is the top decides whether it is tilted
+    # (_other_face_that_fits)
+    other_face_unclear: bool = True
     weak_rival_beyond: float = 8.0
     alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
     # the blank places of a clear die face differ by at most face_tol (Lab; the ghost check's); a die's face
@@ -713,7 +717,7 @@ class RollReader:
         to about 0; a tilted die's side face is in every frame, and a die is called flat again only when the
         mean shows next to no body (``second_look_flat_mm2``)."""
         c = self.config
-        suspects = [i for i, d in enumerate(out.dice) if d.status == "cocked" and d.reason == _BODY_SHOWS
+        suspects = [i for i, d in enumerate(out.dice) if d.features.get("tilt_why") == _BODY_SHOWS
                     and "g_centre_mm" in d.features and d.features.get("read_value") is not None
                     and d.features.get("beyond_mm2", math.inf) <= c.second_look_mm2]
         if not suspects:
@@ -1454,8 +1458,14 @@ class RollReader:
                 support = support or "the other die"
         f["support"] = support
         if status == "flat":
+            f.pop("tilt_why", None)  # judged again (the second look): the last verdict's evidence goes
             why = self._tilt_reason(f, d.value, frame)
-            if why:
+            fits = self._other_face_that_fits(frame, d, others) if why == _BODY_SHOWS else None
+            if fits is not None:
+                f["tilt_why"] = why
+                status, reason = "unclear", f"its body lies beyond a flat {d.value}'s outline, not a {fits}'s: it may be flat"
+            elif why:
+                f["tilt_why"] = why
                 status, reason = "cocked", why
             elif (f.get("g_face", 0.0) > c.face_tol or "loose_rival" in f) and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
                 why = "uneven face" if f.get("g_face", 0.0) > c.face_tol else "another face read beside it"
@@ -1472,6 +1482,28 @@ class RollReader:
             reading = replace(reading, value=value, status=status)
         return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading,
                        proposed=proposed)
+
+    def _other_face_that_fits(self, frame: np.ndarray | None, d: DieSeen, dice: Sequence[DieSeen]) -> int | None:
+        """Another face the grid reader found on ``d`` (clear pips, even blank places) whose flat outline holds
+        the body that lies beyond the outline of the face read: its value, or None.
+
+        A die's body beyond its flat outline is the proof of tilt only when the face read is its top. Seen at
+        an angle a 1's pip and a side face's pips make a "2" or "3" that the readers may take, and the side
+        face then lies beyond that face's outline, not beyond the 1's. Which face is the top the reader cannot
+        tell (a tilted die shows both as well: taking the other face accepted tilted dice), so the die is
+        unclear, a re-roll, not a ruling that it is cocked."""
+        c = self.config
+        f = d.features
+        if not c.other_face_unclear or frame is None or self.reference_full is None:
+            return None
+        for a in list(f.get("g_rivals") or ()) + ([f["g_alt"]] if "g_alt" in f else []):
+            if a["g_value"] == d.value or a["g_face"] > c.face_tol or \
+                    not self._clear_pips(a["g_contrast"], a["g_off"], a["g_strong"]):
+                continue
+            area, _ = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
+            if area <= c.outline_explains:
+                return int(a["g_value"])
+        return None
 
     def _tilt_reason(self, f: dict, value: int | None, frame: np.ndarray | None = None) -> str:
         c = self.config

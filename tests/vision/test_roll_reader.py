@@ -1020,3 +1020,16 @@ def test_a_black_die_on_a_dark_point_is_found_by_a_fainter_change(seed, index, v
     assert case.style == "classic" and case.dice_style == "black-white-pips" and all(d["valid"] for d in truth["dice"])
     assert rr.verdict == "valid" and sorted(rr.values) == values, rr.reason
     assert before.verdict == "void" and before.reason.startswith("only 1 of 2 dice seen"), before.reason
+
+
+def test_a_die_tilted_only_if_the_face_read_is_its_top_is_unclear():
+    """Seed 2's case 272, the opening roll under the steep camera: a black 1 whose pip and a side face's pip
+    the grid reader read as a 2. The die's body lies beyond a flat 2's outline, and the roll was void, "die 1
+    cocked (its body shows ...)"; but a 1 found on the same die holds the body within a flat 1's outline.
+    Which face is the top decides whether the die is tilted, so it is unclear (re-roll), and never accepted."""
+    case, truth, (rr, before) = _read_case(2, 272, {}, {"other_face_unclear": False})
+    assert case.kind == "opening" and case.preset == "steep" and all(d["valid"] for d in truth["dice"])
+    die = _die_at(rr, next(d for d in truth["dice"] if d["value"] == 1))
+    assert rr.verdict == "unclear" and die.status == "unclear" and die.value is None, rr.reason
+    assert "not a 1's" in die.reason and die.features["tilt_why"].startswith("tilted (its body shows")
+    assert before.verdict == "void" and "its body shows" in before.reason, before.reason
