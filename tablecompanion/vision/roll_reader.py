@@ -105,11 +105,11 @@ class RollReaderConfig:
     # close). Twice the tilt test's limit, since it overrules the margin: a die tilted 20 degrees under the
     # top camera left 6.5
     weak_face_outline: bool = True
+    weak_rival_beyond: float = 8.0
     # a die whose body lies beyond the outline of the face read, but within outline_explains of another clear
     # face's found on it, is unclear, not cocked: which face is the top decides whether it is tilted
     # (_other_face_that_fits)
     other_face_unclear: bool = True
-    weak_rival_beyond: float = 8.0
     alternatives_within: float = 0.6  # die sides from the grid reader's face within which other faces are kept
     # the blank places of a clear die face differ by at most face_tol (Lab; the ghost check's); a die's face
     # is read up to loose_face_tol: a translucent die's body, seen through, shades them unevenly (its flat
