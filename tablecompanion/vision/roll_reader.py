@@ -65,8 +65,10 @@ class RollReaderConfig:
     diff_threshold: int = 60  # sum over B, G, R of |frame - reference| that counts as changed
     # a throw short of dice is searched again for fainter change (a black die on a dark point changes the
     # board by 20-50 there, its white pips alone by more), away from what changed at diff_threshold:
-    # blobs of which at most faint_overlap lie in that change (0: no second search)
-    faint_threshold: int = 20
+    # blobs of which at most faint_overlap lie in that change (0: no second search). On the simulator's
+    # noise (2.2 levels) a board without dice shows die-sized blobs of noise at 8 and none at 12: 30 leaves
+    # room for a webcam two or three times as noisy
+    faint_threshold: int = 30
     faint_overlap: float = 0.25
     margin_mm: float = 110.0  # the search area is the board's outline widened by this much
     # ... and the checkers' by this much: two views of the table whose change lies only beyond it (an arm

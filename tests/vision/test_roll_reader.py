@@ -1033,3 +1033,20 @@ def test_a_die_tilted_only_if_the_face_read_is_its_top_is_unclear():
     assert rr.verdict == "unclear" and die.status == "unclear" and die.value is None, rr.reason
     assert "not a 1's" in die.reason and die.features["tilt_why"].startswith("tilted (its body shows")
     assert before.verdict == "void" and "its body shows" in before.reason, before.reason
+
+
+@pytest.mark.parametrize("camera", ["top", "steep"])
+@pytest.mark.parametrize("style", ["classic", "leather"])
+def test_the_fainter_search_finds_no_die_on_a_board_without_dice(camera, style):
+    """The search at ``faint_threshold`` runs whenever a throw is short of dice, so on a board with none it
+    sees only the frame's noise and a few per cent of exposure drift against the reference: no die, no
+    unreadable die, and the call stays "only 0 of 2 dice seen"."""
+    base = Scene.from_position(Position.initial(), dice=(), style=style)
+    r = renderer_for(Camera.preset(camera), base)
+    ref, _ = r.render(base, seed=11, gain=0.98)
+    img, _ = r.render(base, seed=12, gain=1.02)
+    reader = RollReader(calibrate_from_markers(ref))
+    reader.set_reference(ref, checker_centres(base))
+    assert reader._faint_blobs(img, reader._small(img)) == []
+    rr = reader.read(img)
+    assert rr.dice == () and rr.verdict == "void" and rr.reason.startswith("only 0 of 2 dice seen"), rr.reason
