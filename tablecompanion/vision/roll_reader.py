@@ -842,7 +842,7 @@ class RollReader:
                     search(blob)
         if c.unread_change_fills and len(dice) < expected:
             take([self._unread_die(tuple(float(v) for v in np.median(self._blob_on_top_plane(b), axis=0)), b)
-                  for b in unread][:expected - len(dice)])
+                  for b in unread[:expected - len(dice)]])
         dice = self._without_side_faces(dice)
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
@@ -1074,6 +1074,12 @@ class RollReader:
         c = self.config
         return contrast >= (c.grid_agree_contrast if agree else c.grid_alone_contrast) and \
             off < c.max_blank_spot * contrast and (agree or not even or contrast >= c.grid_even_pips * strongest)
+
+    def _clear_face(self, face: dict) -> bool:
+        """A face found on a die (``_face_features``: a die's own or a rival's) with clear pips and even blank
+        places, standing alone (no other reader agreeing)."""
+        return face["g_face"] <= self.config.face_tol and \
+            self._clear_pips(face["g_contrast"], face["g_off"], face["g_strong"])
 
     def _face_share_on_blob(self, g: "GridReading", origin, blob: dict) -> float:
         """The share of the face ``g`` found (a die's top square at the lattice's centre and turn, on the
@@ -1350,7 +1356,7 @@ class RollReader:
             return d
         rivals = f.get("g_rivals") or ()
         if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
-                f["g_face"] > c.face_tol or not self._clear_pips(f["g_contrast"], f["g_off"], f["g_strong"]):
+                not self._clear_face(f):
             return d
         area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
         if area > c.outline_explains:
@@ -1462,13 +1468,11 @@ class RollReader:
         if status == "flat":
             f.pop("tilt_why", None)  # judged again (the second look): the last verdict's evidence goes
             why = self._tilt_reason(f, d.value, frame)
-            fits = self._other_face_that_fits(frame, d, others) if why == _BODY_SHOWS else None
-            if fits is not None:
+            if why:
                 f["tilt_why"] = why
-                status, reason = "unclear", f"its body lies beyond a flat {d.value}'s outline, not a {fits}'s: it may be flat"
-            elif why:
-                f["tilt_why"] = why
-                status, reason = "cocked", why
+                fits = self._other_face_that_fits(frame, d, others) if why == _BODY_SHOWS else None
+                status, reason = ("cocked", why) if fits is None else \
+                    ("unclear", f"its body lies beyond a flat {d.value}'s outline, not a {fits}'s: it may be flat")
             elif (f.get("g_face", 0.0) > c.face_tol or "loose_rival" in f) and f.get("beyond_mm2", 0.0) > c.loose_face_beyond:
                 why = "uneven face" if f.get("g_face", 0.0) > c.face_tol else "another face read beside it"
                 status, reason = "unclear", f"{why} and not quite a flat die's outline: it may be tilted"
@@ -1499,8 +1503,7 @@ class RollReader:
         if not c.other_face_unclear or frame is None or self.reference_full is None:
             return None
         for a in list(f.get("g_rivals") or ()) + ([f["g_alt"]] if "g_alt" in f else []):
-            if a["g_value"] == d.value or a["g_face"] > c.face_tol or \
-                    not self._clear_pips(a["g_contrast"], a["g_off"], a["g_strong"]):
+            if a["g_value"] == d.value or not self._clear_face(a):
                 continue
             area, _ = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
             if area <= c.outline_explains:
