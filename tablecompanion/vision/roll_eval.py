@@ -299,6 +299,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--tilt-net", default="", metavar="ONNX",
                     help="the roll reader's tilt net to use: a file (a retrained one, tools/train_roll_tilt.py), "
                          "'none' to read without it (default: the shipped one)")
+    ap.add_argument("--body-model", default="", metavar="NPZ",
+                    help="the roll reader's body model (a die's body against its shadow): a file (a retrained "
+                         "one, tools/train_roll_body.py), 'none' to read without it (default: the shipped one)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--verbose", action="store_true", help="one line per case")
 
@@ -310,16 +313,20 @@ def run(args) -> int:
               f"truth {case.values} {states:28s} -> {rr.verdict:7s} {rr.reason}", file=sys.stderr)
 
     from tablecompanion.vision.dice import DiceVisionError
+    from tablecompanion.vision.body_model import load_body_model
     from tablecompanion.vision.dice_model import load_tilt_net
     from tablecompanion.vision.roll_reader import RollReaderConfig
 
-    config = RollReaderConfig(tilt_net=None if args.tilt_net.lower() == "none" else args.tilt_net)
-    if config.tilt_net is not None:
-        try:
+    config = RollReaderConfig(tilt_net=None if args.tilt_net.lower() == "none" else args.tilt_net,
+                              body_model=None if args.body_model.lower() == "none" else args.body_model)
+    try:
+        if config.tilt_net is not None:
             load_tilt_net(config.tilt_net)
-        except DiceVisionError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
+        if config.body_model is not None:
+            load_body_model(config.body_model)
+    except DiceVisionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     res = evaluate(args.cases, args.seed, config=config, checkers=args.checkers,
                    progress=progress if args.verbose else None, lens=args.lens, window_glint=args.window)
     print(json.dumps(res.to_dict(), indent=2) if args.json else res.format())

@@ -35,6 +35,7 @@ import numpy as np
 
 from tablecompanion.geometry import BoardGeometry, Player
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
+from tablecompanion.vision.body_model import body_features, die_colour, load_body_model
 from tablecompanion.vision.dice_model import load_tilt_net
 from tablecompanion.vision.placement import Placement, place_point
 from tablecompanion.vision.row_light import RowLight
@@ -130,6 +131,15 @@ class RollReaderConfig:
     top_beyond_explains: float = 4.0
     drop_side_faces: bool = True  # an unread "die" within a read die's flat outline is its side face
     tilt_residual: float = 18.0
+    # the body model (models/roll_body.npz, tools/train_roll_body.py; "" = the shipped one, None = none): a
+    # changed pixel the board's darkening explains is the die's body all the same at P(body) >= body_p, so
+    # a white die's side face on an ivory point, a black die's on a dark one, is not taken for its shadow. A
+    # die read flat whose body so found lies beyond its flat outline by more than body_beyond_area (mm^2) is
+    # tilted. Only pixels changed by body_diff (|frame - reference|, BGR) are asked
+    body_model: str | None = ""
+    body_p: float = 0.5
+    body_beyond_area: float = 8.0
+    body_diff: float = 12.0
     # the tilt net (models/roll_tilt.onnx, tools/train_roll_tilt.py; "" = the shipped one, None = none): a die
     # beside a checker or the rail counts as flat at P(tilted) <= tilt_net_flat (0: never on the net's word),
     # and a die read flat is tilted at P >= tilt_net_cocked (above 1: never). Chosen on renders the net was
@@ -427,6 +437,7 @@ class RollReader:
         self.dice_config = dice_config if dice_config is not None else ROLL_DICE_CONFIG
         self.reader = reader or read_dice
         self.tilt_net = load_tilt_net(self.config.tilt_net) if self.config.tilt_net is not None else None
+        self.body_model = load_body_model(self.config.body_model) if self.config.body_model is not None else None
         self.geometry: BoardGeometry = calibration.geometry
         self.spec = self.geometry.spec
         w, h = (int(v) for v in calibration.image_size)
@@ -734,12 +745,18 @@ class RollReader:
         for i in suspects:
             d = dice[i]
             f = d.features
-            area, turn = self._beyond_flat_outline(mean, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
+            area, turn, hidden = self._body_beyond(mean, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice,
+                                                   hidden=True)
             if area > min(c.second_look_flat_mm2, c.max_beyond_area):
                 continue
+            more = {}
+            if hidden is not None:
+                if hidden > c.body_beyond_area:
+                    continue
+                more["hidden_mm2"] = hidden
             flat = replace(d, status="flat", reason="", value=f["read_value"],
                            features={**f, "beyond_mm2": area, "face_turn": turn, "beyond_one_frame_mm2": f["beyond_mm2"],
-                                     "frames_averaged": len(still)})
+                                     "frames_averaged": len(still), **more})
             others = [x for j, x in enumerate(dice) if j != i]  # not its own older self, which lies where it does
             dice[i], changed = self._judge_die(flat, roller, opening, others, mean), True
         if not changed:
@@ -1228,8 +1245,10 @@ class RollReader:
         f = d.features
         if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
             return d
-        area, best_turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
-        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn})
+        area, best_turn, hidden = self._body_beyond(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d,
+                                                    dice, hidden=True)
+        more = {} if hidden is None else {"hidden_mm2": hidden}
+        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn, **more})
 
     def _tilt_p(self, frame: np.ndarray | None, f: dict) -> float | None:
         """The tilt net's P(tilted) for the die of features ``f`` (its face's centre and turn) in ``frame``,
@@ -1265,6 +1284,14 @@ class RollReader:
                              dice: Sequence[DieSeen]) -> tuple[float, float]:
         """The die's body (mm^2) beyond the outline of a flat die whose top face is ``value`` at ``centre_mm``
         turned ``turn_deg``, at the face's turn that leaves least (see _with_tilt_evidence), and that turn."""
+        area, turn, _ = self._body_beyond(frame, centre_mm, value, turn_deg, d, dice)
+        return area, turn
+
+    def _body_beyond(self, frame: np.ndarray, centre_mm, value: int | None, turn_deg: float, d: DieSeen,
+                     dice: Sequence[DieSeen], hidden: bool = False) -> tuple[float, float, float | None]:
+        """:meth:`_beyond_flat_outline`'s area and turn, and with ``hidden`` (and a body model) the area beyond
+        the outline at that turn once the body the shadow model hides is added (None where the first area
+        already calls the die tilted)."""
         c = self.config
         die = float(self.spec.die_size)
         k = c.tilt_px_per_mm
@@ -1278,25 +1305,26 @@ class RollReader:
         b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
         shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
         body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
+        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
+        # die is small in the picture
+        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
         yy, xx = np.ogrid[:h, :w]
+        # inside the top square whatever its turn: never beyond
+        outside = (xx - half * k) ** 2 + (yy - half * k) ** 2 > (0.5 * die * k + margin) ** 2
         for o in dice:  # the other dice and their side faces are no part of this one
             if o is d:
                 continue
             for ox, oy in (o.board_mm, o.features.get("g_centre_mm", o.board_mm)):
                 u, v = (ox - rect[0]) * k, (oy - rect[1]) * k
-                body &= (xx - u) ** 2 + (yy - v) ** 2 > (1.3 * die * k) ** 2
-        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
-        # die is small in the picture
-        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
-        # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
-        # of error); any turn for a 1, whose single pip gives none
-        turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
-        ys, xs = np.nonzero(body)
-        r2 = (xs - half * k) ** 2 + (ys - half * k) ** 2
-        keep = r2 > (0.5 * die * k + margin) ** 2  # inside the top square whatever its turn: never beyond
-        pts = np.column_stack([xs[keep], ys[keep]]).astype(np.float64)
-        area, best_turn = math.inf, 0.0
-        for turn in turns:
+                outside &= (xx - u) ** 2 + (yy - v) ** 2 > (1.3 * die * k) ** 2
+
+        def points(mask: np.ndarray) -> np.ndarray:
+            ys, xs = np.nonzero(mask & outside)
+            return np.column_stack([xs, ys]).astype(np.float64)
+
+        def area_beyond(pts: np.ndarray, turn: float) -> float:
+            if not len(pts):
+                return 0.0
             outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
             # distance beyond a convex outline: the largest distance beyond one of its edges' lines (exact
             # off an edge, a little less off a corner)
@@ -1304,12 +1332,34 @@ class RollReader:
             normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
             inward = ((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0
             normal[inward] *= -1.0
-            beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1) \
-                if len(pts) else np.zeros(0)
-            n = np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
+            beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1)
+            return np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
+
+        # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
+        # of error); any turn for a 1, whose single pip gives none
+        turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
+        area, best_turn = math.inf, 0.0
+        pts = points(body)
+        for turn in turns:
+            n = area_beyond(pts, turn)
             if n < area:
                 area, best_turn = n, float(turn)
-        return area, best_turn
+        more = None
+        if hidden and self.body_model is not None and area <= c.max_beyond_area:
+            # at the turn the shadow model's body chose: the body model only adds what that model hid
+            more = area_beyond(points(body | self._body_the_shade_hides(a, b, ~body & outside)), best_turn)
+        return area, best_turn, more
+
+    def _body_the_shade_hides(self, a: np.ndarray, b: np.ndarray, ask: np.ndarray) -> np.ndarray:
+        """Of the pixels ``ask`` (blurred frame ``a`` against reference ``b`` on the top-face plane, the die's top
+        at the centre), those changed by ``body_diff`` that the body model calls the die's body (body_model)."""
+        c = self.config
+        ask = ask & (((a - b) ** 2).sum(-1) > c.body_diff ** 2)
+        out = np.zeros(ask.shape, bool)
+        if ask.any():
+            colour = die_colour(a, 0.4 * self.spec.die_size * c.tilt_px_per_mm)
+            out[ask] = self.body_model.p_body(body_features(a, b, colour, ask)) >= c.body_p
+        return out
 
     def _face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """Of two faces read on one die, the one a flat die's outline explains.
@@ -1515,7 +1565,7 @@ class RollReader:
         ratio = f.get("aff_ratio")
         if ratio is not None and ratio > c.max_pattern_ratio:
             return "tilted (its pips are not square)"
-        if f.get("beyond_mm2", 0.0) > c.max_beyond_area:
+        if f.get("beyond_mm2", 0.0) > c.max_beyond_area or f.get("hidden_mm2", 0.0) > c.body_beyond_area:
             return _BODY_SHOWS
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
