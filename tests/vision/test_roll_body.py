@@ -128,3 +128,17 @@ def test_roll_eval_reads_with_another_body_model_or_none(tmp_path):
     missing = subprocess.run(base + ["--body-model", str(tmp_path / "absent.npz")], cwd=ROOT, capture_output=True,
                              text=True, timeout=120)
     assert missing.returncode == 2 and missing.stderr.startswith("error: no body model") and "Traceback" not in missing.stderr
+
+
+@needs_model
+def test_a_black_1_read_as_a_2_by_its_side_face_is_no_longer_accepted():
+    """Seed 34's case 271, a good roll 1-2 of black dice under the steep camera: the 1's pip and a pip of its
+    side face read as a 2, and the roll was accepted as 2-2. That side face lies beyond a flat 2's outline,
+    hidden from the shadow model by the dark board; with the body model the die is called cocked: a
+    re-roll, not a wrong value."""
+    case = make_cases(272, 34)[271]
+    assert case.kind == "flat" and case.preset == "steep" and case.dice_style == "black-white-pips"
+    old, truth = _read(case, body_model=None)
+    assert old.verdict == "valid" and sorted(old.values) != sorted(d["top_value"] for d in truth["dice"])
+    rr, _ = _read(case)
+    assert rr.verdict != "valid", rr.reason
