@@ -34,8 +34,8 @@ import cv2
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry, Player
-from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.body_model import body_features, die_colour, load_body_model
+from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.dice_model import load_tilt_net
 from tablecompanion.vision.placement import Placement, place_point
 from tablecompanion.vision.row_light import RowLight
