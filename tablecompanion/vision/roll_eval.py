@@ -312,8 +312,8 @@ def run(args) -> int:
         print(f"{case.index:4d} {case.kind:18s} {case.preset:8s} {case.style:10s} {case.dice_style:17s} "
               f"truth {case.values} {states:28s} -> {rr.verdict:7s} {rr.reason}", file=sys.stderr)
 
-    from tablecompanion.vision.dice import DiceVisionError
     from tablecompanion.vision.body_model import load_body_model
+    from tablecompanion.vision.dice import DiceVisionError
     from tablecompanion.vision.dice_model import load_tilt_net
     from tablecompanion.vision.roll_reader import RollReaderConfig
 
