@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tablecompanion.calibration import calibrate_from_markers  # noqa: E402
 from tablecompanion.vision import roll_reader as rr_mod  # noqa: E402
-from tablecompanion.vision.body_model import DEFAULT_BODY_MODEL, body_features, die_colour, save_body_model  # noqa: E402
+from tablecompanion.vision.body_model import DEFAULT_BODY_MODEL, save_body_model  # noqa: E402
 from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_case  # noqa: E402
 
 
@@ -45,28 +45,19 @@ def crops_of_case(case, per_die: int, rng) -> tuple[list[np.ndarray], list[np.nd
         if "face_turn" not in f:
             continue
         cx, cy = f["g_centre_mm"]
-        half = (0.5 + c.tilt_reach + 0.6) * die
-        rect = (cx - half, cy - half, cx + half, cy + half)
-        now, ref_c = reader.rectified(img, rect, None, reader.reference_full, px_per_mm=k)
-        a = cv2.GaussianBlur(now, (0, 0), k / 3.0).astype(np.float32)
-        b = cv2.GaussianBlur(ref_c, (0, 0), k / 3.0).astype(np.float32)
-        truth_mask = np.zeros(now.shape[:2], np.uint8)
+        rect, a, b, margin = reader.tilt_crops(img, (cx, cy))
+        h, w = a.shape[:2]
+        half = 0.5 * (rect[2] - rect[0])
+        truth_mask = np.zeros((h, w), np.uint8)
         for td in truth["dice"]:
             poly = (reader.to_plane(np.array(td["outline_px"]), die) - np.array(rect[:2])) * k
             hull = cv2.convexHull(poly.astype(np.float32)).reshape(-1, 2)
             cv2.fillConvexPoly(truth_mask, np.round(hull * 16).astype(np.int32), 255, cv2.LINE_8, 4)
-        margin = c.tilt_margin * die * k + 1.5 * die * k / max(reader.die_px_at(cx, cy), 1.0)
         outline = (reader.flat_silhouette((cx, cy), f["face_turn"], c.side_face_slack) - np.array(rect[:2])) * k
-        h, w = now.shape[:2]
         yy, xx = np.mgrid[:h, :w]
-        pts = np.column_stack([xx.ravel(), yy.ravel()]).astype(np.float64)
-        edge = np.roll(outline, -1, axis=0) - outline
-        normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
-        normal[((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0] *= -1.0
-        beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1).reshape(h, w)
+        beyond = rr_mod.distance_beyond(np.column_stack([xx.ravel(), yy.ravel()]).astype(np.float64), outline).reshape(h, w)
         inner = (xx - half * k) ** 2 + (yy - half * k) ** 2 <= (0.5 * die * k + margin) ** 2
-        where = (beyond > margin - 2) & (beyond < c.tilt_reach * die * k + 2) & ~inner & \
-            (((a - b) ** 2).sum(-1) > c.body_diff ** 2)
+        where = reader.body_asked(a, b, (beyond > margin - 2) & (beyond < c.tilt_reach * die * k + 2) & ~inner)
         ys, xs = np.nonzero(where)
         if not len(ys):
             continue
@@ -76,7 +67,7 @@ def crops_of_case(case, per_die: int, rng) -> tuple[list[np.ndarray], list[np.nd
         sample = np.zeros(where.shape, bool)
         sample[ys, xs] = True
         ys, xs = np.nonzero(sample)
-        X.append(body_features(a, b, die_colour(a, 0.4 * die * k), sample))
+        X.append(reader.body_features_of(a, b, sample))
         Y.append((truth_mask[ys, xs] > 0).astype(np.float32))
     return X, Y
 

@@ -1296,18 +1296,11 @@ class RollReader:
         die = float(self.spec.die_size)
         k = c.tilt_px_per_mm
         cx, cy = centre_mm
-        half = (0.5 + c.tilt_reach + 0.6) * die
-        rect = (cx - half, cy - half, cx + half, cy + half)
-        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
-        h, w = now.shape[:2]
-        blur = k / 3.0  # a third of a mm
-        a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
-        b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
+        rect, a, b, margin = self.tilt_crops(frame, centre_mm)
+        h, w = a.shape[:2]
+        half = 0.5 * (rect[2] - rect[0])
         shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
         body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
-        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
-        # die is small in the picture
-        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
         yy, xx = np.ogrid[:h, :w]
         # inside the top square whatever its turn: never beyond
         outside = (xx - half * k) ** 2 + (yy - half * k) ** 2 > (0.5 * die * k + margin) ** 2
@@ -1326,13 +1319,7 @@ class RollReader:
             if not len(pts):
                 return 0.0
             outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
-            # distance beyond a convex outline: the largest distance beyond one of its edges' lines (exact
-            # off an edge, a little less off a corner)
-            edge = np.roll(outline, -1, axis=0) - outline
-            normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
-            inward = ((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0
-            normal[inward] *= -1.0
-            beyond = ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1)
+            beyond = distance_beyond(pts, outline)
             return np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
 
         # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
@@ -1350,16 +1337,45 @@ class RollReader:
             more = area_beyond(points(body | self._body_the_shade_hides(a, b, ~body & outside)), best_turn)
         return area, best_turn, more
 
+    def tilt_crops(self, frame: np.ndarray, centre_mm) -> tuple[tuple[float, float, float, float], np.ndarray,
+                                                                 np.ndarray, float]:
+        """What the tilt test looks at around a face centred at ``centre_mm``: the square (board mm) it covers,
+        the frame and the reference resampled over it on the top-face plane at ``tilt_px_per_mm`` and blurred
+        (float32 BGR), and the margin (px) for the die's blurred edge."""
+        c = self.config
+        die = float(self.spec.die_size)
+        k = c.tilt_px_per_mm
+        cx, cy = centre_mm
+        half = (0.5 + c.tilt_reach + 0.6) * die
+        rect = (cx - half, cy - half, cx + half, cy + half)
+        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
+        blur = k / 3.0  # a third of a mm
+        a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
+        b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
+        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
+        # die is small in the picture
+        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
+        return rect, a, b, margin
+
+    def body_asked(self, a: np.ndarray, b: np.ndarray, ask: np.ndarray) -> np.ndarray:
+        """The pixels of ``ask`` the body model is asked about (``tilt_crops``' ``a`` and ``b``): changed by
+        ``body_diff``."""
+        return ask & (((a - b) ** 2).sum(-1) > self.config.body_diff ** 2)
+
     def _body_the_shade_hides(self, a: np.ndarray, b: np.ndarray, ask: np.ndarray) -> np.ndarray:
         """Of the pixels ``ask`` (blurred frame ``a`` against reference ``b`` on the top-face plane, the die's top
         at the centre), those changed by ``body_diff`` that the body model calls the die's body (body_model)."""
-        c = self.config
-        ask = ask & (((a - b) ** 2).sum(-1) > c.body_diff ** 2)
+        ask = self.body_asked(a, b, ask)
         out = np.zeros(ask.shape, bool)
         if ask.any():
-            colour = die_colour(a, 0.4 * self.spec.die_size * c.tilt_px_per_mm)
-            out[ask] = self.body_model.p_body(body_features(a, b, colour, ask)) >= c.body_p
+            out[ask] = self.body_model.p_body(self.body_features_of(a, b, ask)) >= self.config.body_p
         return out
+
+    def body_features_of(self, a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
+        """The body model's features of the pixels ``where`` of ``tilt_crops``' ``a`` and ``b``, the die's colour
+        taken from its top (0.4 side round the centre)."""
+        colour = die_colour(a, 0.4 * self.spec.die_size * self.config.tilt_px_per_mm)
+        return body_features(a, b, colour, where)
 
     def _face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """Of two faces read on one die, the one a flat die's outline explains.
@@ -1652,6 +1668,16 @@ _FLAT_PIPS = {
     5: np.array([[-_o, -_o], [_o, -_o], [_o, _o], [-_o, _o], [0, 0]]),
     6: np.array([[-_o, -_o], [0, -_o], [_o, -_o], [-_o, _o], [0, _o], [_o, _o]]),
 }
+
+
+def distance_beyond(pts: np.ndarray, outline: np.ndarray) -> np.ndarray:
+    """How far each point (n, 2) lies beyond a convex ``outline`` (m, 2), in its units: the largest distance
+    beyond one of its edges' lines (exact off an edge, a little less off a corner; negative inside)."""
+    edge = np.roll(outline, -1, axis=0) - outline
+    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
+    inward = ((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0
+    normal[inward] *= -1.0
+    return ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1)
 
 
 def _affine_fit(pts: np.ndarray, value: int) -> dict:
