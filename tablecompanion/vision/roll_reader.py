@@ -109,6 +109,13 @@ class RollReaderConfig:
     # top camera left 6.5
     weak_face_outline: bool = True
     weak_rival_beyond: float = 8.0
+    # the same for a face the grid reader did not rank first: a rival, or one found in the look beyond, away
+    # from the camera (_rival_face_the_outline_explains)
+    rival_face_outline: bool = True
+    # there, a face with all its pips whose blank places differ by at most this (Lab) may be the top too
+    rival_even_face: float = 10.0
+    # ... and an uneven one, where the camera sees less deep down a flat die's side than this (sides)
+    side_pip_depth: float = 0.45
     # a die whose body lies beyond the outline of the face read, but within outline_explains of another clear
     # face's found on it, is unclear, not cocked: which face is the top decides whether it is tilted
     # (_other_face_that_fits)
@@ -864,6 +871,7 @@ class RollReader:
         dice = [self._with_tilt_evidence(frame, d, dice) for d in dice]
         dice = [self._face_the_outline_explains(frame, d, dice) for d in dice]
         dice = [self._weak_face_the_outline_explains(frame, d, dice) for d in dice]
+        dice = [self._rival_face_the_outline_explains(frame, d, dice) for d in dice]
         dice = [self._top_beyond_its_side_face(frame, d, dice) for d in dice]
         dice = [self._judge_die(d, roller, opening, dice, frame) for d in dice]
         dice.sort(key=lambda d: (d.centre[0], d.centre[1]))
@@ -967,13 +975,14 @@ class RollReader:
             look = GridLook(centre_box=(u - box, v - box, u + box, v + box), alternatives_within=c.alternatives_within,
                             face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol)
             far_box = self._box_away_from_camera(mm, (u, v), box) if r is not None else None
+            far = None
             if far_box is None:
                 g = grid_reads(crop, die * k, [look])[0]
             else:  # both boxes in one scan, with the first box's pip threshold
                 far_look = GridLook(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol)
                 g, far = grid_reads(crop, die * k, [look, far_look])
                 g = self._top_away_from_camera(g, far, (u, v), box)
-            d = self._die_from(r, g, mm, (x0, y0), blob, extra)
+            d = self._die_from(r, g, mm, (x0, y0), blob, extra, far=far if far is not g else None)
             if r is None and d.status != "flat" and d.reason != _UNEVEN_PIPS:
                 continue  # neither reader sees a die in this change (a checker moved, a die's ghost)
             if self._ghost(g, (x0, y0, x1, y1), box, u, v):
@@ -1156,8 +1165,11 @@ class RollReader:
         pt = (float(d.centre[0] * s - mx), float(d.centre[1] * s - my))
         return cv2.pointPolygonTest(hull, pt, True) >= -tol
 
-    def _die_from(self, r: DiceReading | None, g: "GridReading | None", mm, origin, blob: dict, extra: int = 0) -> DieSeen:
-        """One die from the per-photo reader's reading and the grid reader's, on the top-plane crop."""
+    def _die_from(self, r: DiceReading | None, g: "GridReading | None", mm, origin, blob: dict, extra: int = 0,
+                  far: "GridReading | None" = None) -> DieSeen:
+        """One die from the per-photo reader's reading and the grid reader's, on the top-plane crop. ``far``:
+        the faces found beyond it away from the camera and not taken (:meth:`_top_away_from_camera`), kept
+        for :meth:`_rival_face_the_outline_explains`."""
         c = self.config
         k = c.rect_px_per_mm
         die = float(self.spec.die_size)
@@ -1184,6 +1196,8 @@ class RollReader:
                             a.off_contrast < c.max_blank_spot * a.pip_contrast:
                         feats["g_alt"] = _face_features(a, origin, k, die)
                         break
+        if far is not None:
+            feats["g_far"] = [_face_features(a, origin, k, die) for a in (far, *far.alternatives)]
         if g_ok and (not r_flat or r.value == g.value or g.margin >= c.grid_overrules):
             value, status, reason = g.value, "flat", ""
             conf = min(1.0, 0.5 + g.margin / 100.0) if not (r_flat and r.value == g.value) else max(float(r.confidence), 0.9)
@@ -1436,6 +1450,67 @@ class RollReader:
         face = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
                 key not in ("g_rivals", "g_alt")}
         return self._showing(d, face, area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0), weak_face_over=tuple(over))
+
+    def _rival_face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
+        """A die left unread whose top is not the grid reader's first face but another it found on the die,
+        the only one whose flat outline holds the die's body.
+
+        From a steep camera a 1's pip and a side face's pip make a "2" that outscores the 1 by more than the
+        margin :meth:`_weak_face_the_outline_explains` asks of a first face, and the 1 may be found only in
+        the look beyond, away from the camera. Every face found on the die (the first, its rivals, the far
+        look's) is put on top in turn: one clear face whose outline leaves at most ``outline_explains`` mm^2 of
+        body beyond it is the top when each other face that may be a top (clear, even blank places or the
+        per-photo reader's value) leaves more than ``weak_rival_beyond`` and each of the rest (a lattice on
+        the top and a side face: uneven blank places, where the camera sees a side's pips) more than
+        ``outline_explains``; a face with a pip missing is none. A tilted die leaves body beyond every flat
+        outline, so it stays unread; so does a die two faces explain."""
+        c = self.config
+        f = d.features
+        if not c.rival_face_outline or d.status != "unclear" or self.reference_full is None or \
+                not (d.reason == "unreadable" or d.reason.startswith("read as")):
+            return d
+        faces: list[dict] = []
+        own = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
+               key not in ("g_rivals", "g_alt", "g_far")}
+        die = float(self.spec.die_size)
+        for a in ([own] if "g_centre_mm" in own else []) + list(f.get("g_rivals") or ()) + list(f.get("g_far") or ()):
+            if not any(b["g_value"] == a["g_value"] and math.dist(b["g_centre_mm"], a["g_centre_mm"]) < 0.1 * die
+                       for b in faces):
+                faces.append(a)
+        if len(faces) < 2:
+            return d
+        bx, by = self._board_on_top_plane([d.board_mm])[0]
+        depth = math.hypot(d.board_mm[0] - bx, d.board_mm[1] - by) / die
+        measured = []
+        for a in faces:
+            if a["g_contrast"] < c.grid_alone_contrast:
+                continue  # a pip missing: no face
+            area, turn = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
+            measured.append((a, area, turn))
+        fitting = [m for m in measured if m[1] <= c.outline_explains and self._clear_face(m[0])]
+        if not fitting or len({m[0]["g_value"] for m in fitting}) > 1:
+            return d
+        fits = min(fitting, key=lambda m: m[1])
+        value = fits[0]["g_value"]
+        over = []
+        for a, area, _ in measured:
+            if a["g_value"] == value:
+                continue  # the same face found twice (a 1's pip from two looks)
+            # a face that may be the top: clear, or even blank places (uneven pips: a true face's pip can be
+            # dim), or the per-photo reader's; one whose blank places differ (a lattice on the top and a
+            # side face) need only leave more than a flat die's outline explains, where the camera sees a
+            # flat die's side deep enough for its pips (``side_pip_depth``): from nearer straight down, a
+            # side face's pip beside the top is a tilted die's
+            rival = self._clear_face(a) or a["g_face"] <= c.rival_even_face or \
+                a["g_value"] == f.get("r_value") or depth < c.side_pip_depth
+            if area <= (c.weak_rival_beyond if rival else c.outline_explains):
+                return d  # two faces may be a flat die's top: the die stays unread
+            over.append((a["g_value"], area))
+        a, area, turn = fits
+        # and the body the shade hides, as for a die read flat (_with_tilt_evidence): the tilt test asks both
+        _, _, hidden = self._body_beyond(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice, hidden=True)
+        more = {} if hidden is None else {"hidden_mm2": hidden}
+        return self._showing(d, a, area, turn, 0.6, rival_face_over=tuple(over), **more)
 
     def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """The top of a die both readers read by a side face.

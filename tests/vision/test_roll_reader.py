@@ -486,6 +486,41 @@ def test_a_line_lit_all_along_is_no_row_of_pips(angle):
     assert g is None or g.value != 3
 
 
+@pytest.mark.parametrize("seed, index", [(2, 45), (1, 156)])
+def test_a_1_a_rival_outscores_is_read_when_only_its_outline_holds_the_die(seed, index):
+    """A black 1 (seed 2, case 45) and a white one (seed 1, case 156) under the steep camera: a top pip and
+    a side face's make a "2" that outscores the 1 (found by the look beyond, away from the camera, or as a
+    rival), so neither was read. The 2's blank places straddle the top and a side face (14-46 Lab apart)
+    and its outline leaves the die's body beyond it; the 1's holds it whole: the die is a 1."""
+    _, truth, (rr, before) = _read_case(seed, index, {}, {"rival_face_outline": False})
+    assert all(d["valid"] for d in truth["dice"]) and 1 in [d["top_value"] for d in truth["dice"]]
+    assert rr.verdict == "valid" and sorted(rr.values) == sorted(d["top_value"] for d in truth["dice"]), rr.reason
+    assert [d.value for d in rr.dice if "rival_face_over" in d.features] == [1]
+    assert before.verdict == "unclear" and None in before.values
+
+
+def test_a_side_pip_beside_a_1_seen_from_nearly_above_is_a_tilted_die_s():
+    """Seed 11, case 229 of the tilted set: a white 1 tilted 20 degrees under the top camera, its rival "2" (a
+    top pip and a side face's, blank places 22 Lab apart) leaving 6.5 mm^2 beyond its outline. From nearly
+    above (0.3 of a side seen down a flat die's side) a flat die shows no side face's pip, so that "2" may be
+    the top and the 1 is not taken; where such faces are excused everywhere, the roll is accepted."""
+    _, truth, (rr, loose) = _read_case(11, 229, {}, {"side_pip_depth": 0.0}, kind="cocked")
+    assert not all(d["valid"] for d in truth["dice"])
+    assert rr.verdict != "valid"
+    assert loose.verdict == "valid"
+
+
+def test_a_2_with_a_dim_pip_is_not_read_as_a_1_on_its_other_pip():
+    """Seed 0, case 214: a white 2 under the steep camera, one pip dim (50 against 101), so not a clear face,
+    and a clear "1" on its bright pip; both outlines hold the die. Its blank places are even (3 Lab apart)
+    and the per-photo reader read it as a 2: it may be the top, so the die is not taken for a 1 (a first
+    version of the rule, which left out every face that is not clear, accepted the roll as 4-1)."""
+    _, truth, (rr,) = _read_case(0, 214)
+    assert sorted(d["top_value"] for d in truth["dice"]) == [2, 4]
+    assert rr.verdict != "valid" or sorted(rr.values) == [2, 4]
+    assert 1 not in rr.values
+
+
 def test_a_side_face_pip_beside_a_1_does_not_make_it_a_2():
     """Seen from the side, a flat 1 shows a side face's pips beside its top. A top pip and a side pip
     make a "2" that outscores the 1; the 2's outline leaves the die's top beyond it, the 1's holds the die
@@ -505,8 +540,9 @@ def test_a_1_whose_rivals_are_side_faces_is_read(index):
     """A 1 seen at an angle (seed 0: steep leather, top classic, tilted leather): its pip and a side face's
     make a "2" or "3" that comes close to the 1's score, so the grid reader's 1 lacks its margin and the die
     was left unread. With the 1 on top a flat die's outline holds the whole body, with each rival on top the
-    body lies beyond it: the die is a 1."""
-    _, truth, (rr, before) = _read_case(0, index, {}, {"weak_face_outline": False})
+    body lies beyond it: the die is a 1. (The rule for a face the grid reader did not rank first reads these
+    too, so both are off for the die left unread.)"""
+    _, truth, (rr, before) = _read_case(0, index, {}, {"weak_face_outline": False, "rival_face_outline": False})
     assert all(d["valid"] for d in truth["dice"]) and 1 in [d["top_value"] for d in truth["dice"]]
     assert rr.verdict == "valid" and sorted(rr.values) == sorted(d["top_value"] for d in truth["dice"]), rr.reason
     taken = [d for d in rr.dice if "weak_face_over" in d.features]
