@@ -116,6 +116,8 @@ class RollReaderConfig:
     rival_even_face: float = 10.0
     # ... and an uneven one, where the camera sees less deep down a flat die's side than this (sides)
     side_pip_depth: float = 0.45
+    # the grid reader allows for pips blurred together along the camera's view (GridLook.view)
+    view_blur: bool = True
     # a die whose body lies beyond the outline of the face read, but within outline_explains of another clear
     # face's found on it, is unclear, not cocked: which face is the top decides whether it is tilted
     # (_other_face_that_fits)
@@ -969,17 +971,19 @@ class RollReader:
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
             hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
         out: list[DieSeen] = []
+        view = self._view_at(tuple(float(q) for q in np.median(top, axis=0)))
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
             look = GridLook(centre_box=(u - box, v - box, u + box, v + box), alternatives_within=c.alternatives_within,
-                            face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol)
+                            face_tol=c.loose_face_tol, clear_face_tol=None if c.loose_rivals else c.face_tol, view=view)
             far_box = self._box_away_from_camera(mm, (u, v), box) if r is not None else None
             far = None
             if far_box is None:
                 g = grid_reads(crop, die * k, [look])[0]
             else:  # both boxes in one scan, with the first box's pip threshold
-                far_look = GridLook(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol)
+                far_look = GridLook(centre_box=far_box, alternatives_within=c.alternatives_within, face_tol=c.face_tol,
+                                    view=view)
                 g, far = grid_reads(crop, die * k, [look, far_look])
                 g = self._top_away_from_camera(g, far, (u, v), box)
             d = self._die_from(r, g, mm, (x0, y0), blob, extra, far=far if far is not g else None)
@@ -999,7 +1003,7 @@ class RollReader:
             # a side face of a die already read shows pips ~1 side away: look further than that
             excl = [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in out]
             g = grid_read(crop, die * k, exclude=excl, face_tol=c.loose_face_tol,
-                          clear_face_tol=None if c.loose_rivals else c.face_tol, **within)
+                          clear_face_tol=None if c.loose_rivals else c.face_tol, view=view, **within)
             if g is None or g.margin < c.second_die_margin or g.pip_contrast < c.second_die_contrast:
                 break
             d = self._die_from(None, g, (g.centre[0] / k + x0, g.centre[1] / k + y0), (x0, y0), blob, 0)
@@ -1013,6 +1017,19 @@ class RollReader:
         if not out and c.unread_blob_is_die and self._die_sized(blob):
             out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
         return out
+
+    def _view_at(self, mm) -> tuple[float, float, float]:
+        """The camera's view at ``mm`` on the top plane, as :class:`GridLook` takes it: the unit direction in
+        which it sees down a die's sides there and how deep (sides per side); (0, 0, 0) without
+        ``view_blur``."""
+        if not self.config.view_blur:
+            return (0.0, 0.0, 0.0)
+        bx, by = self._board_on_top_plane([mm])[0]
+        dx, dy = float(mm[0] - bx), float(mm[1] - by)
+        n = math.hypot(dx, dy)
+        if n < 1e-9:
+            return (0.0, 0.0, 0.0)
+        return (dx / n, dy / n, n / float(self.spec.die_size))
 
     def _two_dice_at_most(self, blob: dict) -> bool:
         """No larger than two dice with their shadows (a moved checker or a sleeve is)."""
@@ -1151,8 +1168,9 @@ class RollReader:
             return False
         ref_crop = self.rectified(self.reference_full, rect_mm)
         contrast = max(self.config.grid_min_contrast, 0.8 * g.pip_contrast)
-        gr = grid_read(ref_crop, self.spec.die_size * self.config.rect_px_per_mm,
-                       centre_box=(u - box, v - box, u + box, v + box), min_pip_contrast=contrast)
+        k = self.config.rect_px_per_mm
+        gr = grid_read(ref_crop, self.spec.die_size * k, centre_box=(u - box, v - box, u + box, v + box),
+                       min_pip_contrast=contrast, view=self._view_at((rect_mm[0] + u / k, rect_mm[1] + v / k)))
         return gr is not None and gr.margin >= self.config.grid_agree_margin and gr.pip_contrast >= contrast
 
     def _on_blob(self, d: DieSeen, blob: dict) -> bool:
@@ -1540,7 +1558,7 @@ class RollReader:
         excl += [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in dice if o is not d]
         m = 0.6 * die * k
         g = grid_read(crop, die * k, centre_box=(m, m, crop.shape[1] - m, crop.shape[0] - m), exclude=excl,
-                      face_tol=c.face_tol)
+                      face_tol=c.face_tol, view=self._view_at((cx, cy)))
         if not self._grid_sure(g):
             return d
         top = _face_features(g, (x0, y0), k, die)
@@ -1900,6 +1918,14 @@ class GridLook:
     alternatives_within: float = 0.0
     clear_face_tol: float | None = None
     min_pip_contrast: float = 0.0
+    # the camera's view across the crop: the unit direction (crop px) in which it sees down a die's sides,
+    # and how deep (sides seen per side: the tangent of its angle from straight down); (0, 0, 0): from above
+    view: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+# the most of the weakest pip's response a gap between two pips may keep however the view blurs them: a line
+# lit all along (a triangle's tip, which a steep camera sees along its view) keeps all of it
+_MID_IN_VIEW = 0.9
 
 
 def _lattice_offsets(turn_deg: float, pitch_px: float) -> np.ndarray:
@@ -1957,7 +1983,8 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
               exclude: Sequence[tuple[float, float, float]] = (), mid_ratio: float = GridLook.mid_ratio,
               alternatives_within: float = GridLook.alternatives_within, clear_face_tol: float | None = None,
               tau_box: tuple[float, float, float, float] | None = None,
-              min_pip_contrast: float = GridLook.min_pip_contrast) -> GridReading | None:
+              min_pip_contrast: float = GridLook.min_pip_contrast,
+              view: tuple[float, float, float] = GridLook.view) -> GridReading | None:
     """The face whose 3x3 pip lattice (``pitch`` x side apart, pips ``pip`` x side across) fits best, its
     centre in ``centre_box`` (default: the crop but 0.3 of a side at its edges) and not in ``exclude``.
 
@@ -1968,9 +1995,12 @@ def grid_read(crop: np.ndarray, side_px: float, *, pitch: float = 0.25, pip: flo
     A pip is a response over half the strongest in ``tau_box`` (default: ``centre_box``): two reads with one
     ``tau_box`` score their faces alike.
 
+    ``view``: the camera's view there (:class:`GridLook`), which blurs pips in its line together.
+
     ``min_pip_contrast``: the caller takes no face whose weakest pip is weaker. Where no response within the
     lattice's reach of the box is that strong, no face can be, and the search is not made (None)."""
-    look = GridLook(centre_box, exclude, face_tol, mid_ratio, alternatives_within, clear_face_tol, min_pip_contrast)
+    look = GridLook(centre_box, exclude, face_tol, mid_ratio, alternatives_within, clear_face_tol, min_pip_contrast,
+                    view)
     return grid_reads(crop, side_px, [look], pitch=pitch, pip=pip, turn_step=turn_step, tau_box=tau_box)[0]
 
 
@@ -2089,6 +2119,27 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
              box: tuple[int, int, int, int], scan: tuple, look: GridLook) -> GridReading | None:
     """:func:`grid_read`'s face from the best lattices of one box (:func:`_best_lattices`)."""
     face_tol, mid_ratio = look.face_tol, look.mid_ratio
+    vx, vy, depth = look.view
+
+    def mid_limits(pattern, rot) -> list[float]:
+        """Each pip pair's limit on the response between them (as ``mids``). Seen at an angle, the face on
+        the top plane is the picture stretched along the view by sqrt(1 + depth^2), and so is the camera's
+        blur: two pips in that line blur together as a Gaussian blur that much wider would, so the ratio a
+        blank gap between them keeps, m from above, rises to 2 (m / 2) ^ (1 / stretch^2) along the view
+        (0.6 -> 1.13 seen 46 degrees from straight down), less as the pair turns away from it; never over
+        ``_MID_IN_VIEW`` (under a line's 1) unless ``mid_ratio`` is."""
+        out = []
+        for a in pattern:
+            for b in pattern:
+                if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5:
+                    if depth <= 0.0:
+                        out.append(mid_ratio)
+                        continue
+                    e = (_LATTICE[b] - _LATTICE[a]) @ rot.T
+                    c2 = float(e @ (vx, vy)) ** 2 / float(e @ e)
+                    blurred = 2.0 * (mid_ratio / 2.0) ** (1.0 / (1.0 + depth * depth * c2))
+                    out.append(max(mid_ratio, min(_MID_IN_VIEW, blurred)))
+        return out
     alternatives_within, clear_face_tol = look.alternatives_within, look.clear_face_tol
     best_sc, best_turn, best_k, best_at = scan
     bx0, by0, bx1, _ = box
@@ -2124,11 +2175,9 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
         # all along is no row of pips
         mids = [((_LATTICE[a] + _LATTICE[b]) / 2) @ rot.T * pitch * side_px for a in pattern for b in pattern
                 if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5]
-        if mids:
-            mid_resp = max(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
-                           for mx, my in mids)
-            if mid_resp > mid_ratio * weakest:
-                continue
+        if mids and any(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
+                        > limit * weakest for (mx, my), limit in zip(mids, mid_limits(pattern, rot))):
+            continue
         cols = []
         for fx, fy in face_pts:
             x, y = int(round(u + fx)), int(round(v + fy))
