@@ -1479,9 +1479,9 @@ class RollReader:
         look's) is put on top in turn: one clear face whose outline leaves at most ``outline_explains`` mm^2 of
         body beyond it is the top when each other face that may be a top (clear, even blank places or the
         per-photo reader's value) leaves more than ``weak_rival_beyond`` and each of the rest (a lattice on
-        the top and a side face: uneven blank places, where the camera sees a side's pips) more than
-        ``outline_explains``; a face with a pip missing is none. A tilted die leaves body beyond every flat
-        outline, so it stays unread; so does a die two faces explain."""
+        the top and a side face: uneven blank places, where the camera sees a side's pips) more than the
+        tilt test's ``max_beyond_area``; a face with a pip missing is none. A tilted die leaves body beyond
+        every flat outline, so it stays unread; so does a die two faces explain."""
         c = self.config
         f = d.features
         if not c.rival_face_outline or d.status != "unclear" or self.reference_full is None or \
@@ -1516,12 +1516,12 @@ class RollReader:
                 continue  # the same face found twice (a 1's pip from two looks)
             # a face that may be the top: clear, or even blank places (uneven pips: a true face's pip can be
             # dim), or the per-photo reader's; one whose blank places differ (a lattice on the top and a
-            # side face) need only leave more than a flat die's outline explains, where the camera sees a
-            # flat die's side deep enough for its pips (``side_pip_depth``): from nearer straight down, a
+            # side face) need only leave more than the tilt test allows a flat die, where the camera sees
+            # a flat die's side deep enough for its pips (``side_pip_depth``): from nearer straight down, a
             # side face's pip beside the top is a tilted die's
             rival = self._clear_face(a) or a["g_face"] <= c.rival_even_face or \
                 a["g_value"] == f.get("r_value") or depth < c.side_pip_depth
-            if area <= (c.weak_rival_beyond if rival else c.outline_explains):
+            if area <= (c.weak_rival_beyond if rival else c.max_beyond_area):
                 return d  # two faces may be a flat die's top: the die stays unread
             over.append((a["g_value"], area))
         a, area, turn = fits
