@@ -2119,6 +2119,7 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
              box: tuple[int, int, int, int], scan: tuple, look: GridLook) -> GridReading | None:
     """:func:`grid_read`'s face from the best lattices of one box (:func:`_best_lattices`)."""
     face_tol, mid_ratio = look.face_tol, look.mid_ratio
+    alternatives_within, clear_face_tol = look.alternatives_within, look.clear_face_tol
     vx, vy, depth = look.view
 
     def mid_limits(pattern, rot) -> list[float]:
@@ -2140,7 +2141,7 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
                     blurred = 2.0 * (mid_ratio / 2.0) ** (1.0 / (1.0 + depth * depth * c2))
                     out.append(max(mid_ratio, min(_MID_IN_VIEW, blurred)))
         return out
-    alternatives_within, clear_face_tol = look.alternatives_within, look.clear_face_tol
+
     best_sc, best_turn, best_k, best_at = scan
     bx0, by0, bx1, _ = box
     bw = bx1 - bx0
