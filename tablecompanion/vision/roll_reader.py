@@ -934,6 +934,7 @@ class RollReader:
         k = c.rect_px_per_mm
         die = float(self.spec.die_size)
         top = self._blob_on_top_plane(blob)
+        middle = tuple(float(v) for v in np.median(top, axis=0))
         pad = c.crop_pad * die
         x0, y0 = top.min(axis=0) - pad
         x1, y1 = top.max(axis=0) + pad
@@ -969,9 +970,9 @@ class RollReader:
             return []
         if not hyps and self._die_sized(blob):
             # something die-sized arrived and the per-photo reader saw no die: the grid reader tries
-            hyps = [(None, tuple(float(v) for v in np.median(top, axis=0)), 0)]
+            hyps = [(None, middle, 0)]
         out: list[DieSeen] = []
-        view = self._view_at(tuple(float(q) for q in np.median(top, axis=0)))
+        view = self._view_at(middle)
         for r, mm, extra in hyps:
             box = (c.hyp_box if r is not None else c.blob_box) * die * k
             u, v = (mm[0] - x0) * k, (mm[1] - y0) * k
@@ -1015,15 +1016,17 @@ class RollReader:
                 break
             out.append(d)
         if not out and c.unread_blob_is_die and self._die_sized(blob):
-            out.append(self._unread_die(tuple(float(v) for v in np.median(top, axis=0)), blob))
+            out.append(self._unread_die(middle, blob))
         return out
 
     def _view_at(self, mm) -> tuple[float, float, float]:
+        """:meth:`_camera_view` as the grid reader takes it: (0, 0, 0) without ``view_blur``."""
+        return self._camera_view(mm) if self.config.view_blur else (0.0, 0.0, 0.0)
+
+    def _camera_view(self, mm) -> tuple[float, float, float]:
         """The camera's view at ``mm`` on the top plane, as :class:`GridLook` takes it: the unit direction in
-        which it sees down a die's sides there and how deep (sides per side); (0, 0, 0) without
-        ``view_blur``."""
-        if not self.config.view_blur:
-            return (0.0, 0.0, 0.0)
+        which it sees down a die's sides there (from the bottom's centre seen on the top plane to the top's)
+        and how deep (sides per side); (0, 0, 0) straight down."""
         bx, by = self._board_on_top_plane([mm])[0]
         dx, dy = float(mm[0] - bx), float(mm[1] - by)
         n = math.hypot(dx, dy)
@@ -1465,9 +1468,8 @@ class RollReader:
             if beyond <= c.weak_rival_beyond:
                 return d  # a rival may be a flat die's face as well: the die stays unread
             over.append((a["g_value"], beyond))
-        face = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
-                key not in ("g_rivals", "g_alt")}
-        return self._showing(d, face, area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0), weak_face_over=tuple(over))
+        return self._showing(d, _own_face(f), area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0),
+                             weak_face_over=tuple(over))
 
     def _rival_face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
         """A die left unread whose top is not the grid reader's first face but another it found on the die,
@@ -1488,8 +1490,7 @@ class RollReader:
                 not (d.reason == "unreadable" or d.reason.startswith("read as")):
             return d
         faces: list[dict] = []
-        own = {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
-               key not in ("g_rivals", "g_alt", "g_far")}
+        own = _own_face(f)
         die = float(self.spec.die_size)
         for a in ([own] if "g_centre_mm" in own else []) + list(f.get("g_rivals") or ()) + list(f.get("g_far") or ()):
             if not any(b["g_value"] == a["g_value"] and math.dist(b["g_centre_mm"], a["g_centre_mm"]) < 0.1 * die
@@ -1497,8 +1498,7 @@ class RollReader:
                 faces.append(a)
         if len(faces) < 2:
             return d
-        bx, by = self._board_on_top_plane([d.board_mm])[0]
-        depth = math.hypot(d.board_mm[0] - bx, d.board_mm[1] - by) / die
+        depth = self._camera_view(d.board_mm)[2]
         measured = []
         for a in faces:
             if a["g_contrast"] < c.grid_alone_contrast:
@@ -1548,8 +1548,7 @@ class RollReader:
         cx, cy = f["g_centre_mm"]
         # how far the camera sees down a die's side here (the bottom's centre on the top plane, in sides):
         # a side face seen much less deep than a side is no face the readers take for a top
-        bx, by = self._board_on_top_plane([(cx, cy)])[0]
-        if math.hypot(bx - cx, by - cy) < c.side_face_depth * die:
+        if self._camera_view((cx, cy))[2] < c.side_face_depth:
             return d
         half = 2.2 * die
         x0, y0 = cx - half, cy - half
@@ -1814,6 +1813,13 @@ def _face_features(g: "GridReading", origin, k: float, die: float) -> dict:
         p = pips_mm - pips_mm.mean(axis=0)
         f["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
     return f
+
+
+def _own_face(f: dict) -> dict:
+    """A die's own grid face out of its features (:func:`_face_features`' keys), without the other faces
+    found on it."""
+    return {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
+            key not in ("g_rivals", "g_alt", "g_far")}
 
 
 def _masked_median(img: np.ndarray, mask: np.ndarray) -> float:
@@ -2122,25 +2128,19 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
     alternatives_within, clear_face_tol = look.alternatives_within, look.clear_face_tol
     vx, vy, depth = look.view
 
-    def mid_limits(pattern, rot) -> list[float]:
-        """Each pip pair's limit on the response between them (as ``mids``). Seen at an angle, the face on
-        the top plane is the picture stretched along the view by sqrt(1 + depth^2), and so is the camera's
-        blur: two pips in that line blur together as a Gaussian blur that much wider would, so the ratio a
-        blank gap between them keeps, m from above, rises to 2 (m / 2) ^ (1 / stretch^2) along the view
-        (0.6 -> 1.13 seen 46 degrees from straight down), less as the pair turns away from it; never over
-        ``_MID_IN_VIEW`` (under a line's 1) unless ``mid_ratio`` is."""
-        out = []
-        for a in pattern:
-            for b in pattern:
-                if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5:
-                    if depth <= 0.0:
-                        out.append(mid_ratio)
-                        continue
-                    e = (_LATTICE[b] - _LATTICE[a]) @ rot.T
-                    c2 = float(e @ (vx, vy)) ** 2 / float(e @ e)
-                    blurred = 2.0 * (mid_ratio / 2.0) ** (1.0 / (1.0 + depth * depth * c2))
-                    out.append(max(mid_ratio, min(_MID_IN_VIEW, blurred)))
-        return out
+    def mid_limit(e: np.ndarray) -> float:
+        """The limit on the response between two neighbouring pips ``e`` apart (turned lattice units), as a
+        share of the weakest pip's. Seen at an angle, the face on the top plane is the picture stretched
+        along the view by sqrt(1 + depth^2), and so is the camera's blur: two pips in that line blur together
+        as a Gaussian blur that much wider would, so the ratio a blank gap between them keeps, m from above,
+        rises to 2 (m / 2) ^ (1 / stretch^2) along the view (0.6 -> 1.13 seen 46 degrees from straight down),
+        less as the pair turns away from it; never over ``_MID_IN_VIEW`` (under a line's 1) unless
+        ``mid_ratio`` is."""
+        if depth <= 0.0:
+            return mid_ratio
+        c2 = float(e @ (vx, vy)) ** 2 / float(e @ e)
+        blurred = 2.0 * (mid_ratio / 2.0) ** (1.0 / (1.0 + depth * depth * c2))
+        return max(mid_ratio, min(_MID_IN_VIEW, blurred))
 
     best_sc, best_turn, best_k, best_at = scan
     bx0, by0, bx1, _ = box
@@ -2174,10 +2174,11 @@ def _face_of(crop: np.ndarray, side_px: float, pitch: float, resps: list[np.ndar
         face_pts = [(_LATTICE[i] @ rot.T) * pitch * side_px for i in range(9) if i not in pattern]
         # between two neighbouring pips the face is blank: a line (a triangle's tip, a board's inlay) lit
         # all along is no row of pips
-        mids = [((_LATTICE[a] + _LATTICE[b]) / 2) @ rot.T * pitch * side_px for a in pattern for b in pattern
-                if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5]
-        if mids and any(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
-                        > limit * weakest for (mx, my), limit in zip(mids, mid_limits(pattern, rot))):
+        gaps = [(((_LATTICE[a] + _LATTICE[b]) / 2) @ rot.T * pitch * side_px,
+                 mid_limit((_LATTICE[b] - _LATTICE[a]) @ rot.T))
+                for a in pattern for b in pattern if a < b and np.linalg.norm(_LATTICE[a] - _LATTICE[b]) < 1.5]
+        if any(float(resp[min(max(int(round(v + my)), 0), h - 1), min(max(int(round(u + mx)), 0), w - 1)])
+               > limit * weakest for (mx, my), limit in gaps):
             continue
         cols = []
         for fx, fy in face_pts:
