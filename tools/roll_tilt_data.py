@@ -42,11 +42,18 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", required=True, help="first-last case-set seeds (each gives --per cases)")
     ap.add_argument("--per", type=int, default=40)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--tilted-share", type=float, default=0.5, help="share of cases turned into a tilted kind")
+    ap.add_argument("--kinds", default=",".join(TILTED_KINDS),
+                    help="the tilted kinds to turn them into (comma-separated; leaning-on-checker,against-edge: "
+                         "the dice the net vouches for lie beside a checker or the board's edge)")
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long and save what is done (0: no limit)")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)  # one process per core
     deadline = time.time() + 60 * a.minutes if a.minutes else float("inf")
     lo, hi = (int(v) for v in a.seeds.split("-"))
+    kinds = a.kinds.split(",")
+    if not set(kinds) <= set(TILTED_KINDS):
+        ap.error(f"--kinds: each of {', '.join(TILTED_KINDS)}")
     X, y, meta = [], [], []
     t0 = time.time()
     for seed in range(lo, hi + 1):
@@ -59,8 +66,8 @@ def main(argv=None) -> int:
         style = BOARD_STYLES[int(rng.integers(len(BOARD_STYLES)))]
         for c in make_cases(a.per, seed):
             c = replace(c, preset=preset, style=style)
-            if rng.random() < 0.5:
-                c = replace(c, kind=TILTED_KINDS[int(rng.integers(len(TILTED_KINDS)))])
+            if rng.random() < a.tilted_share:
+                c = replace(c, kind=kinds[int(rng.integers(len(kinds)))])
             try:
                 ref, img, truth, scene = render_case(c)
                 cal = calibrate_from_markers(ref, home=scene.home)

@@ -25,5 +25,5 @@ for w in $(seq 0 $((WORKERS - 1))); do
 done
 wait
 tail -n 1 "$OUT"/gen/w*.log | grep seed | awk '{n += $3; t += $5} END {print n, "dice,", t, "tilted"}'
-$TPY tools/train_roll_tilt.py "$OUT"/gen/w*.npz --device "$DEVICE" --epochs "$E" --batch "${BATCH:-256}" --lr "${LR:-3e-3}" --out "$OUT/roll_tilt.onnx" 2>&1 \
+$TPY tools/train_roll_tilt.py "$OUT"/gen/w*.npz --device "$DEVICE" --epochs "$E" --batch "${BATCH:-256}" --lr "${LR:-3e-3}" --touch-weight "${TOUCH_WEIGHT:-4}" --out "$OUT/roll_tilt.onnx" 2>&1 \
     | grep -v -e Warning -e "torch.onnx.export(" | tee "$OUT/train.log" | tail -n 8
