@@ -11,7 +11,7 @@ drifting a little against the reference.
     /path/to/torch/python tools/train_roll_tilt.py .dicegpu/tilt/l1_*.npz --valid .dicegpu/tilt/l2_s5.npz
 
 The net is asked only about dice the reader left "touching" a checker or the board's edge, so
-``--touch-weight`` weighs those more. The shipped net (2026-11-28) was fine-tuned on two cores from the one
+``--touch-weight`` weighs the dice left touching anything (those, the bar's edge, the other die) more. The shipped net (2026-11-28) was fine-tuned on two cores from the one
 before it, on 9254 dice of case-set seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``):
 ``--init <net before> --epochs 8 --lr 1e-3 --touch-weight 4 --seed 3`` (6 min, torch 2.13 on the CPU).
 """
@@ -109,8 +109,8 @@ def main(argv=None) -> int:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--init", help="an exported net (ONNX) to start from; its norms stay frozen")
     ap.add_argument("--touch-weight", type=float, default=1.0,
-                    help="loss weight of the dice the reader left 'touching' a checker or the board's edge, the "
-                         "only ones the net vouches for (1: as any other)")
+                    help="loss weight of the dice the reader left 'touching' something (a checker or the board's "
+                         "edge: the only ones the net vouches for; the bar's edge, the other die) (1: as any other)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
