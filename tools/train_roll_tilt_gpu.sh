@@ -7,7 +7,8 @@
 # Renders case-set seeds from 5000 up (a block of 1000 per process), none of the seeds roll eval reports on
 # nor the ones rendered here for choosing thresholds (1000-2999: tools/roll_tilt_data.py; the thirty-third
 # session's: 3900-4947 and the leaning-heavy 40000-40999) nor its training seeds (30000-31999). The dice the
-# reader left touching a checker or the edge, the only ones the net vouches for, weigh TOUCH_WEIGHT (4). Writes
+# reader left touching something (a checker or the edge: the only ones the net vouches for; the bar's edge,
+# the other die) weigh TOUCH_WEIGHT (4) in the loss. Writes
 # OUT/roll_tilt.onnx and the logs. Local dry run: OUT=/tmp/rt DEVICE=cpu WORKERS=2 PY=.venv/bin/python TPY=/tmp/tv/bin/python bash tools/train_roll_tilt_gpu.sh 0.2 1
 set -u
 M=${1:-5}
