@@ -13,7 +13,8 @@ drifting a little against the reference.
 The net is asked only about dice the reader left "touching" a checker or the board's edge, so
 ``--touch-weight`` weighs the dice left touching anything (those, the bar's edge, the other die) more.
 The shipped net (2026-11-28) was fine-tuned on two cores from the one before it, on 9254 dice of case-set
-seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``): ``--init <net before> --epochs 8 --lr 1e-3 --touch-weight 4 --seed 3`` (6 min, torch 2.13 on the CPU).
+seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``): ``--init <net before> --epochs 8
+--lr 1e-3 --touch-weight 4 --seed 3`` (6 min, torch 2.13 on the CPU).
 """
 from __future__ import annotations
 
