@@ -144,3 +144,38 @@ def test_a_die_beside_a_checker_and_the_bars_edge_is_not_vouched_for():
     _, rr = _read(case, ref, img, scene)
     assert rr.verdict != "valid", rr.reason
     assert "touching the bar's edge" in rr.reason
+
+
+@needs_net
+@pytest.mark.parametrize("index", [175, 315])
+def test_a_die_tilted_in_open_space_that_the_outline_passes_is_called_tilted_by_the_net(index):
+    """Seed 0's cases 175 (the top camera) and 315 (tilted), `roll eval`'s renders: a die tilted in open space
+    whose side face the camera already sees, so its body lies within a flat die's outline and its pips are
+    not a pattern that shows the tilt. Every other rule accepts the roll; the net is sure the die is tilted
+    (P >= tilt_net_cocked, 0.95), and the roll is void."""
+    case, ref, img, truth, scene = _case(0, index, window_glint=None)
+    assert case.kind == "cocked"
+    _, old = _read(case, ref, img, scene, tilt_net_cocked=2.0)
+    assert old.verdict == "valid", old.reason
+    _, rr = _read(case, ref, img, scene)
+    assert rr.verdict == "void" and "tilt net" in rr.reason, rr.reason
+    tilted = next(t for t in truth["dice"] if t["state"] == "cocked")
+    die = min(rr.dice, key=lambda d: math.dist(d.centre, tilted["top_centre_px"]))
+    assert die.status == "cocked" and die.features["tilt_p"] >= RollReaderConfig().tilt_net_cocked
+
+
+@needs_net
+def test_the_net_leaves_good_rolls_read_flat_alone():
+    """The first good roll of seed 0 under each camera: now that the net is asked about every die read flat,
+    none of these scores near the threshold that calls a die tilted."""
+    cases = make_cases(44, 0)
+    seen = set()
+    for case in cases:
+        if case.kind != "flat" or case.preset in seen:
+            continue
+        seen.add(case.preset)
+        _, ref, img, truth, scene = _case(0, case.index, window_glint=None)
+        _, rr = _read(case, ref, img, scene)
+        assert rr.verdict == "valid", (case.index, rr.reason)
+        assert all(d.features["tilt_p"] < 0.5 * RollReaderConfig().tilt_net_cocked for d in rr.dice), case.index
+    assert len(seen) == 4
