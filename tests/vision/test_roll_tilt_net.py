@@ -179,3 +179,38 @@ def test_the_net_leaves_good_rolls_read_flat_alone():
         assert rr.verdict == "valid", (case.index, rr.reason)
         assert all(d.features["tilt_p"] < 0.5 * RollReaderConfig().tilt_net_cocked for d in rr.dice), case.index
     assert len(seen) == 4
+
+
+@needs_net
+def test_a_little_body_beyond_the_outline_is_cleared_when_the_net_is_sure_the_die_lies_flat():
+    """Seed 14's case 48 (`roll eval`, an opening roll under the steep camera, red dice): the 2 leaves 4.5 mm^2
+    of body beyond a flat 2's outline in this one frame, just over the tilt test's 4, and the roll was void.
+    The net is sure it lies flat (P <= tilt_net_flat), the body is within what one frame's noise leaves (the
+    second look's band), and the roll is read."""
+    case, ref, img, truth, scene = _case(14, 48, window_glint=None)
+    assert case.kind == "opening"
+    _, old = _read(case, ref, img, scene, tilt_net=None)
+    assert old.verdict == "void" and "body shows" in old.reason, old.reason
+    _, rr = _read(case, ref, img, scene)
+    assert rr.verdict == "valid", rr.reason
+    assert sorted(rr.values) == sorted(t["top_value"] for t in truth["dice"])
+    cleared = [d for d in rr.dice if d.features.get("body_cleared")]
+    config = RollReaderConfig()
+    assert len(cleared) == 1
+    f = cleared[0].features
+    assert config.max_beyond_area < f["beyond_mm2"] <= config.second_look_mm2 and f["tilt_p"] <= config.tilt_net_flat
+
+
+@needs_net
+def test_a_tilted_die_with_a_little_body_beyond_the_outline_stays_cocked():
+    """Seed 0's case 161 (the steep camera): a die tilted in open space leaving 10.5 mm^2 beyond the flat
+    outline, within the band the net may clear; the net sees it tilted, and the roll stays void."""
+    case, ref, img, truth, scene = _case(0, 161, window_glint=None)
+    assert case.kind == "cocked"
+    _, rr = _read(case, ref, img, scene)
+    assert rr.verdict == "void" and "body shows" in rr.reason, rr.reason
+    tilted = next(t for t in truth["dice"] if t["state"] == "cocked")
+    die = min(rr.dice, key=lambda d: math.dist(d.centre, tilted["top_centre_px"]))
+    assert die.status == "cocked" and not die.features.get("body_cleared")
+    assert die.features["beyond_mm2"] <= RollReaderConfig().second_look_mm2
+    assert die.features["tilt_p"] > RollReaderConfig().tilt_net_flat
