@@ -71,6 +71,11 @@ def test_a_patch_of_the_wrong_shape_is_refused():
     assert 0.0 <= p <= 1.0
 
 
+def _die_at(rr, truth_die):
+    """The die read nearest where the render's truth puts ``truth_die``'s top."""
+    return min(rr.dice, key=lambda d: math.dist(d.centre, truth_die["top_centre_px"]))
+
+
 def _tools_module(name: str):
     spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -119,7 +124,7 @@ def test_a_leaning_die_is_never_accepted_on_the_nets_word(index, kind):
     _, rr = _read(case, ref, img, scene)
     assert rr.verdict != "valid", rr.reason
     leaning = next(t for t in truth["dice"] if t["state"] == kind)
-    die = min(rr.dice, key=lambda d: math.dist(d.centre, leaning["top_centre_px"]))
+    die = _die_at(rr, leaning)
     config = RollReaderConfig()
     vouching = config.tilt_net_flat_checker if kind == "leaning-on-checker" else config.tilt_net_flat
     assert die.features.get("tilt_p", 1.0) > vouching
@@ -162,7 +167,7 @@ def test_a_die_tilted_in_open_space_that_the_outline_passes_is_called_tilted_by_
     _, rr = _read(case, ref, img, scene)
     assert rr.verdict == "void" and "tilt net" in rr.reason, rr.reason
     tilted = next(t for t in truth["dice"] if t["state"] == "cocked")
-    die = min(rr.dice, key=lambda d: math.dist(d.centre, tilted["top_centre_px"]))
+    die = _die_at(rr, tilted)
     assert die.status == "cocked" and die.features["tilt_p"] >= RollReaderConfig().tilt_net_cocked
 
 
@@ -212,7 +217,7 @@ def test_a_tilted_die_with_a_little_body_beyond_the_outline_stays_cocked():
     _, rr = _read(case, ref, img, scene)
     assert rr.verdict == "void" and "body shows" in rr.reason, rr.reason
     tilted = next(t for t in truth["dice"] if t["state"] == "cocked")
-    die = min(rr.dice, key=lambda d: math.dist(d.centre, tilted["top_centre_px"]))
+    die = _die_at(rr, tilted)
     assert die.status == "cocked" and not die.features.get("body_cleared")
     assert die.features["beyond_mm2"] <= RollReaderConfig().second_look_mm2
     assert die.features["tilt_p"] > RollReaderConfig().tilt_net_flat
