@@ -771,8 +771,11 @@ class RollReader:
                 if hidden > c.body_beyond_area:
                     continue
                 more["hidden_mm2"] = hidden
+            if "tilt_p" in f:  # the net is asked again on the mean, as the body is measured again
+                more["tilt_p_one_frame"] = f["tilt_p"]
+            kept = {k: v for k, v in f.items() if k != "tilt_p"}
             flat = replace(d, status="flat", reason="", value=f["read_value"],
-                           features={**f, "beyond_mm2": area, "face_turn": turn, "beyond_one_frame_mm2": f["beyond_mm2"],
+                           features={**kept, "beyond_mm2": area, "face_turn": turn, "beyond_one_frame_mm2": f["beyond_mm2"],
                                      "frames_averaged": len(still), **more})
             others = [x for j, x in enumerate(dice) if j != i]  # not its own older self, which lies where it does
             dice[i], changed = self._judge_die(flat, roller, opening, others, mean), True

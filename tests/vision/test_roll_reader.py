@@ -149,6 +149,33 @@ def test_a_flat_die_s_body_is_looked_at_again_in_the_mean_of_its_rest():
     assert reader.read(img, roller="bottom").verdict != "valid"
 
 
+def test_the_second_look_asks_the_tilt_net_again_on_the_mean_of_the_rest():
+    """The second look measures a die's body again on the mean of its still frames; the tilt net's word on
+    that die is asked again there too, not carried over from the one frame (whose noise the mean removes).
+    The net vouches for no die here (``tilt_net_flat`` 0), so the speck's die gets its second look."""
+    config = RollReaderConfig(tilt_net_flat=0.0)
+    for k in range(10):
+        dice = (Die(6, pose_seed=11 + k), Die(3, pose_seed=31 + k))
+        reader, img, truth = _roll(dice, config=config)
+        if _in_open_space(reader, truth):
+            break
+    die = reader.read(img, roller="bottom").dice[0]
+    speck = _with_colour_speck(img, die.centre, die.reading.size)
+    still = [speck, *_rest_frames(dice, seed=3)]
+
+    reader, _, _ = _roll(dice, config=config)
+    reader.use_rest_frames(still)
+    reading = reader.read(speck, roller="bottom")
+    assert reading.verdict == "valid", reading.reason
+    again = next(d for d in reading.dice if math.dist(d.centre, die.centre) < 2)
+    f = again.features
+    assert f["frames_averaged"] == len(still) and "tilt_p_one_frame" in f
+    mean = np.mean(np.stack(still), axis=0, dtype=np.float32).round().astype(np.uint8)
+    on_mean = reader.tilt_net.p_tilted(reader.tilt_patch(mean, f["g_centre_mm"], f["face_turn"]))
+    assert f["tilt_p"] == pytest.approx(on_mean, abs=1e-6)
+    assert f["tilt_p"] != f["tilt_p_one_frame"]
+
+
 def test_a_good_roll_is_valid_with_its_values():
     reader, img, truth = _open_space_roll(6, 3)
     rr = reader.read(img, roller="bottom")
