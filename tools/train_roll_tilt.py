@@ -10,11 +10,13 @@ drifting a little against the reference.
 
     /path/to/torch/python tools/train_roll_tilt.py .dicegpu/tilt/l1_*.npz --valid .dicegpu/tilt/l2_s5.npz
 
-The net is asked only about dice the reader left "touching" a checker or the board's edge, so
-``--touch-weight`` weighs the dice left touching anything (those, the bar's edge, the other die) more.
-The shipped net (2026-11-28) was fine-tuned on two cores from the one before it, on 9254 dice of case-set
-seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``): ``--init <net before> --epochs 8
---lr 1e-3 --touch-weight 4 --seed 3`` (6 min, torch 2.13 on the CPU).
+The net vouches for dice the reader left "touching" a checker or the board's edge, so ``--touch-weight``
+weighs the dice left touching anything (those, the bar's edge, the other die) more; it also calls a die every
+other rule read flat tilted when it is sure (``tilt_net_cocked``), so ``--flat-weight`` weighs those dice.
+The shipped net (2026-11-28, thirty-fifth session) was fine-tuned on two cores from the one before it, on
+9254 dice of case-set seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``) and 6350 of seeds
+50000-50219 and 52000-52108 (``--per 10 --tilted-share 0.6 --kinds cocked``): ``--init <net before> --epochs 8
+--lr 1e-3 --touch-weight 4 --flat-weight 4 --seed 3`` (12 min, torch 2.13 on the CPU).
 """
 from __future__ import annotations
 
@@ -40,6 +42,23 @@ def load(paths):
             X.append(z["X"]); meta.append(z["meta"])
             y.append(np.array([not_flat(str(m[5]), float(m[6])) for m in z["meta"]], np.uint8))
     return np.concatenate(X), np.concatenate(y), np.concatenate(meta)
+
+
+def _touching(meta) -> np.ndarray:
+    return np.array([str(m[8]).startswith("touching ") for m in meta], bool)
+
+
+def _read_flat(meta) -> np.ndarray:
+    return np.array([str(m[7]) == "flat" for m in meta], bool)
+
+
+def loss_weights(meta, touch_weight: float = 1.0, flat_weight: float = 1.0) -> np.ndarray:
+    """Each die's weight in the loss, from the reader's verdict in its notes (``roll_tilt_data``: status at 7,
+    reason at 8): the dice the net answers for weigh more, those left touching something (the net vouches for
+    them) ``touch_weight``, those every other rule read flat (the net may call them cocked) ``flat_weight``."""
+    w = np.where(_touching(meta), touch_weight, 1.0).astype(np.float32)
+    w[_read_flat(meta)] = flat_weight
+    return w
 
 
 def build():
@@ -112,14 +131,20 @@ def main(argv=None) -> int:
     ap.add_argument("--touch-weight", type=float, default=1.0,
                     help="loss weight of the dice the reader left 'touching' something (a checker or the board's "
                          "edge: the only ones the net vouches for; the bar's edge, the other die) (1: as any other)")
+    ap.add_argument("--flat-weight", type=float, default=1.0,
+                    help="loss weight of the dice every other rule read flat and passed (the net's call 'cocked' is "
+                         "made on those alone: a die tilted in open space that the outline passes) (1: as any other)")
     a = ap.parse_args(argv)
     torch.manual_seed(a.seed)
     rng = np.random.default_rng(a.seed)
     valid = set(a.valid)
     X, y, meta = load([p for p in a.shards if p not in valid])
-    w = np.where([str(m[8]).startswith("touching ") for m in meta], a.touch_weight, 1.0).astype(np.float32)
+    w = loss_weights(meta, a.touch_weight, a.flat_weight)
+    touching, read_flat = _touching(meta), _read_flat(meta)
     X = X.transpose(0, 3, 1, 2).astype(np.float32)
-    print(f"train: {len(y)} dice, {int(y.sum())} tilted, {int((w != 1.0).sum())} weighted {a.touch_weight}", flush=True)
+    print(f"train: {len(y)} dice, {int(y.sum())} tilted, {int(touching.sum())} touching weighted {a.touch_weight}, "
+          f"{int(read_flat.sum())} read flat weighted {a.flat_weight} ({int((read_flat & (y == 1)).sum())} of them tilted)",
+          flush=True)
     net = build()
     if a.init:
         init_from_onnx(net, a.init)

@@ -94,6 +94,18 @@ def test_the_training_labels_call_only_dice_off_the_board_plane_not_flat():
     assert not_flat("flat", 12.0) == 1 and not math.isnan(not_flat("flat", 3.0))
 
 
+def test_the_training_weighs_the_dice_the_net_answers_for():
+    """The loss weighs the dice left touching a checker or the edge (the net vouches for them) and the dice
+    every other rule read flat (the net may call them cocked) as asked, the rest 1."""
+    loss_weights = _tools_module("train_roll_tilt").loss_weights
+    meta = [(0, 0, "flat", "top", "white", "flat", 0.0, "flat", ""),
+            (0, 1, "cocked", "top", "white", "cocked", 24.0, "flat", ""),
+            (0, 2, "flat", "top", "white", "flat", 0.0, "unclear", "touching a checker: it may lean on it"),
+            (0, 3, "cocked", "top", "white", "cocked", 24.0, "cocked", "tilted (its pips are not square)")]
+    assert list(loss_weights(meta)) == [1, 1, 1, 1]
+    assert list(loss_weights(meta, touch_weight=4, flat_weight=2)) == [2, 2, 4, 1]
+
+
 @needs_net
 @pytest.mark.parametrize("index, support", [(129, "a checker"), (172, "a checker"), (17, "the board's edge")])
 def test_a_flat_die_beside_a_support_is_accepted_on_the_nets_word(index, support):
