@@ -82,13 +82,20 @@ def _in_open_space(reader, truth, clear_mm=40.0) -> bool:
                for p in pts) and math.dist(*pts) > 30
 
 
-def _open_space_roll(a: int, b: int):
-    """The first throw of a-b that lands in open space (beside a checker it may be "unclear")."""
+def _open_space_dice(a: int, b: int, config: RollReaderConfig | None = None):
+    """The dice of the first throw of a-b that lands in open space (beside a checker it may be "unclear"),
+    with the reader, frame and truth of that throw."""
     for k in range(10):
-        reader, img, truth = _roll((Die(a, pose_seed=11 + k), Die(b, pose_seed=31 + k)))
+        dice = (Die(a, pose_seed=11 + k), Die(b, pose_seed=31 + k))
+        reader, img, truth = _roll(dice, config=config)
         if _in_open_space(reader, truth):
-            return reader, img, truth
+            return dice, reader, img, truth
     pytest.fail("no throw in open space among the seeds tried")
+
+
+def _open_space_roll(a: int, b: int):
+    """The first throw of a-b that lands in open space: its reader, frame and truth."""
+    return _open_space_dice(a, b)[1:]
 
 
 def _rest_frames(dice, seed: int, n: int = 3):
@@ -114,11 +121,7 @@ def test_a_flat_die_s_body_is_looked_at_again_in_the_mean_of_its_rest():
     A tilted die's side face is in every frame, so its roll stays void. Measured without the tilt net, which
     since the thirty-fourth session may clear such a little body in one frame when it is sure the die is flat."""
     no_net = RollReaderConfig(tilt_net=None)
-    for k in range(10):
-        dice = (Die(6, pose_seed=11 + k), Die(3, pose_seed=31 + k))
-        reader, img, truth = _roll(dice, config=no_net)
-        if _in_open_space(reader, truth):
-            break
+    dice, reader, img, truth = _open_space_dice(6, 3, no_net)
     first = reader.read(img, roller="bottom")
     assert first.verdict == "valid", first.reason
     die = first.dice[0]
@@ -143,7 +146,7 @@ def test_a_flat_die_s_body_is_looked_at_again_in_the_mean_of_its_rest():
     reader.use_rest_frames([speck, img[:, ::-1].copy()])  # a frame of another view is no part of the rest
     assert reader.read(speck, roller="bottom").verdict == "void"
 
-    tilted = (Die(6, "cocked", pose_seed=11 + k), Die(3, pose_seed=31 + k))
+    tilted = (replace(dice[0], state="cocked"), dice[1])
     reader, img, truth = _roll(tilted, config=no_net)
     reader.use_rest_frames([img, *_rest_frames(tilted, seed=3)])
     assert reader.read(img, roller="bottom").verdict != "valid"
@@ -154,11 +157,7 @@ def test_the_second_look_asks_the_tilt_net_again_on_the_mean_of_the_rest():
     that die is asked again there too, not carried over from the one frame (whose noise the mean removes).
     The net vouches for no die here (``tilt_net_flat`` 0), so the speck's die gets its second look."""
     config = RollReaderConfig(tilt_net_flat=0.0)
-    for k in range(10):
-        dice = (Die(6, pose_seed=11 + k), Die(3, pose_seed=31 + k))
-        reader, img, truth = _roll(dice, config=config)
-        if _in_open_space(reader, truth):
-            break
+    dice, reader, img, truth = _open_space_dice(6, 3, config)
     die = reader.read(img, roller="bottom").dice[0]
     speck = _with_colour_speck(img, die.centre, die.reading.size)
     still = [speck, *_rest_frames(dice, seed=3)]
