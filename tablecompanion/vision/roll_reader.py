@@ -154,16 +154,16 @@ class RollReaderConfig:
     # and a die read flat is tilted at P >= tilt_net_cocked (above 1: never). Chosen on renders the net was
     # not trained on (seeds 4300-4362, 3900-3948, 4900-4947, the leaning-heavy 40000-40110, the leaning on
     # checkers 41000-41093 and 42000-42092, the tilted in open space 51000-51095; docs/roll-verdicts.md), among
-    # the dice it is asked about, for the net retrained in the thirty-fifth session: with the board's edge among
-    # what a die touches, the lowest P of the 313 not lying flat was 0.031 (leaving out one leaning on a checker
-    # beyond the playing surface, void for its place), half of it rounded down 0.015 (134 of 155 flat ones
-    # vouched for); beside checkers alone (tilt_net_flat_checker), of 128, 0.583, half of it rounded down 0.29
-    # (95 of 100). tilt_net_cocked: of the dice every other rule read flat, none of 6095 flat ones scores 0.95
-    # or more, and 57 of the 77 tilted ones do (0.9: 3 and 61; 0.8: 4 and 71); 0.95 leaves a margin for a real
-    # table's dice, which no render measures. It is asked about every die read flat: 6 ms each
+    # the dice it is asked about, for the net retrained in the thirty-sixth session: with the board's edge among
+    # what a die touches, the lowest P of the 313 not lying flat was 0.008 (leaving out one leaning on a checker
+    # beyond the playing surface, void for its place), half of it 0.004 (127 of 155 flat ones vouched for);
+    # beside checkers alone (tilt_net_flat_checker), of 128, 0.618, half of it rounded down 0.30 (98 of 100).
+    # tilt_net_cocked: of the dice every other rule read flat, none of 6095 flat ones scores 0.95 or more, and
+    # 66 of the 77 tilted ones do (0.9: 1 and 69; 0.8: 2 and 69); 0.95 leaves a margin for a real table's dice,
+    # which no render measures. It is asked about every die read flat: 6 ms each
     tilt_net: str | None = ""
-    tilt_net_flat: float = 0.015
-    tilt_net_flat_checker: float = 0.29
+    tilt_net_flat: float = 0.004
+    tilt_net_flat_checker: float = 0.30
     tilt_net_cocked: float = 0.95
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
     # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering

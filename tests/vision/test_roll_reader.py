@@ -377,13 +377,16 @@ def test_an_uneven_face_on_a_die_not_quite_flat_is_unclear():
     """A white 1 tilted 22 degrees (seed 11, case 29 of the tilted set): its lattice straddles its top and
     a side face (blank places 34 Lab apart), and its body leaves 2.75 mm^2 beyond a flat die's outline,
     under the tilt test's 4. Read with the loose face tolerance it would be accepted; an uneven face must
-    have a flat die's outline."""
-    _, truth, (rr, loose) = _read_case(11, 29, {}, {"loose_face_beyond": math.inf}, kind="cocked")
+    have a flat die's outline. (Since the thirty-sixth session the tilt net calls it first: measured without.)"""
+    no_net = {"tilt_net_cocked": 2.0}
+    _, truth, (rr, loose, with_net) = _read_case(11, 29, no_net, {**no_net, "loose_face_beyond": math.inf}, {},
+                                                 kind="cocked")
     assert [d["state"] for d in truth["dice"]] == ["cocked", "flat"]
     assert rr.verdict != "valid", rr.reason
     tilted = _die_at(rr, truth["dice"][0])
     assert tilted.value is None and tilted.reason.startswith("uneven face")
     assert loose.verdict == "valid"  # what the rule stops
+    assert _die_at(with_net, truth["dice"][0]).reason == "tilted (the tilt net sees it so)"
 
 
 def test_a_face_read_only_with_the_loose_tolerance_is_no_rival_of_a_clear_face():
