@@ -13,10 +13,11 @@ drifting a little against the reference.
 The net vouches for dice the reader left "touching" a checker or the board's edge, so ``--touch-weight``
 weighs the dice left touching anything (those, the bar's edge, the other die) more; it also calls a die every
 other rule read flat tilted when it is sure (``tilt_net_cocked``), so ``--flat-weight`` weighs those dice.
-The shipped net (2026-11-28, thirty-fifth session) was fine-tuned on two cores from the one before it, on
-9254 dice of case-set seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``) and 6356 of seeds
-50000-50219 and 52000-52108 (``--per 10 --tilted-share 0.6 --kinds cocked``): ``--init <net before> --epochs 12
---lr 1e-3 --touch-weight 4 --flat-weight 4 --seed 5`` (18 min, torch 2.13 on the CPU).
+The shipped net (2026-11-28, thirty-sixth session) was fine-tuned on one core from the one before it, on
+9254 dice of case-set seeds 30000-30260 and 31000-31216 (``roll_tilt_data.py --per 10``) and 12357 of seeds
+50000-50219, 52000-52108, 53000-53152 and 54000-54157 (``--per 10 --tilted-share 0.6 --kinds cocked``):
+``--init <net before> --epochs 12 --lr 1e-3 --touch-weight 4 --flat-weight 4 --seed 7`` (23 min, torch 2.13 on
+the CPU). The net before it: the same from its own predecessor without the 53000 and 54000 seeds, ``--seed 5``.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@
 # Renders case-set seeds from 5000 up (a block of 1000 per process), none of the seeds roll eval reports on
 # nor the ones rendered here for choosing thresholds (1000-2999: tools/roll_tilt_data.py; the thirty-third
 # session's: 3900-4947 and the leaning-heavy 40000-40999; the thirty-fourth's 41000-42999; the thirty-fifth's
-# 51000-51999) nor the CPU runs' training seeds (30000-31999, 50000 and 52000 up). The dice the reader left
+# 51000-51999) nor the CPU runs' training seeds (30000-31999, 50000 and 52000-54999). The dice the reader left
 # touching something (a checker or the edge: the only ones the net vouches for; the bar's edge, the other
 # die) weigh TOUCH_WEIGHT (4) in the loss, the dice every other rule read flat (the only ones the net calls
 # cocked) FLAT_WEIGHT (4). Writes
