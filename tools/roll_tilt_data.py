@@ -8,6 +8,9 @@ leaning on a checker, against the edge), so tilted dice are about as common as f
 case on one core; 10 cases a seed (``--per``) draw a camera and board for each seed.
 
     python tools/roll_tilt_data.py --seeds 3000-3299 --per 10 --minutes 6 --out .dicegpu/tilt2/l3_s0.npz
+
+``--presets`` and ``--dice-styles`` draw from some cameras and dice sets only (the thirty-sixth session's net
+missed most under the steep camera and on black dice); left out, every one, drawn as before.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tablecompanion.calibration import calibrate_from_markers  # noqa: E402
-from tablecompanion.vision.roll_eval import BOARD_STYLES, PRESETS, checker_centres, make_cases, render_case  # noqa: E402
+from tablecompanion.vision.roll_eval import BOARD_STYLES, DICE_STYLES, PRESETS, checker_centres, make_cases, render_case  # noqa: E402
 from tablecompanion.vision.roll_reader import RollReader, RollReaderConfig  # noqa: E402
 
 TILTED_KINDS = ("cocked", "leaning-on-checker", "against-edge")
@@ -46,14 +49,21 @@ def main(argv=None) -> int:
     ap.add_argument("--kinds", default=",".join(TILTED_KINDS),
                     help="the tilted kinds to turn them into (comma-separated; leaning-on-checker,against-edge: "
                          "the dice the net vouches for lie beside a checker or the board's edge)")
+    ap.add_argument("--presets", default=",".join(PRESETS),
+                    help="the cameras a seed's set is drawn from (comma-separated; steep: the camera most tilts pass)")
+    ap.add_argument("--dice-styles", default=",".join(DICE_STYLES),
+                    help="the dice sets the cases are drawn from (comma-separated)")
     ap.add_argument("--minutes", type=float, default=0.0, help="stop after this long and save what is done (0: no limit)")
     a = ap.parse_args(argv)
     cv2.setNumThreads(1)  # one process per core
     deadline = time.time() + 60 * a.minutes if a.minutes else float("inf")
     lo, hi = (int(v) for v in a.seeds.split("-"))
     kinds = a.kinds.split(",")
-    if not set(kinds) <= set(TILTED_KINDS):
-        ap.error(f"--kinds: each of {', '.join(TILTED_KINDS)}")
+    presets, dice_styles = a.presets.split(","), a.dice_styles.split(",")
+    for name, got, known in (("kinds", kinds, TILTED_KINDS), ("presets", presets, PRESETS),
+                             ("dice-styles", dice_styles, DICE_STYLES)):
+        if not set(got) <= set(known):
+            ap.error(f"--{name}: each of {', '.join(known)}")
     X, y, meta = [], [], []
     t0 = time.time()
     for seed in range(lo, hi + 1):
@@ -62,10 +72,12 @@ def main(argv=None) -> int:
             break
         # make_cases cycles camera and board by the case's index, so a short set would see one of each: each
         # seed's set gets its own (one renderer a set: building one costs more than a render)
-        preset = PRESETS[int(rng.integers(len(PRESETS)))]
+        preset = presets[int(rng.integers(len(presets)))]
         style = BOARD_STYLES[int(rng.integers(len(BOARD_STYLES)))]
         for c in make_cases(a.per, seed):
             c = replace(c, preset=preset, style=style)
+            if c.dice_style not in dice_styles:
+                c = replace(c, dice_style=dice_styles[int(rng.integers(len(dice_styles)))])
             if rng.random() < a.tilted_share:
                 c = replace(c, kind=kinds[int(rng.integers(len(kinds)))])
             try:

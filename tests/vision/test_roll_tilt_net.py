@@ -94,6 +94,20 @@ def test_the_training_labels_call_only_dice_off_the_board_plane_not_flat():
     assert not_flat("flat", 12.0) == 1 and not math.isnan(not_flat("flat", 3.0))
 
 
+def test_the_training_data_can_be_drawn_from_chosen_cameras_and_dice(tmp_path):
+    """The tilts the net misses most lie under the steep camera and on black dice: the data tool renders
+    those alone when asked, and says so when asked for a camera or dice set it does not know."""
+    data = _tools_module("roll_tilt_data")
+    out = tmp_path / "steep.npz"
+    assert data.main(["--seeds", "53000-53000", "--per", "2", "--tilted-share", "1", "--kinds", "cocked",
+                      "--presets", "steep", "--dice-styles", "black-white-pips", "--out", str(out)]) == 0
+    meta = np.load(out, allow_pickle=True)["meta"]
+    assert len(meta) >= 2
+    assert {(m[2], m[3], m[4]) for m in meta} == {("cocked", "steep", "black-white-pips")}
+    with pytest.raises(SystemExit):
+        data.main(["--seeds", "1-1", "--out", str(out), "--presets", "fisheye"])
+
+
 def test_the_training_weighs_the_dice_the_net_answers_for():
     """The loss weighs the dice left touching a checker or the edge (the net vouches for them) and the dice
     every other rule read flat (the net may call them cocked) as asked, the rest 1."""
