@@ -44,8 +44,25 @@ class Case:
     seed: int
 
 
-def make_cases(n: int, seed: int = 0) -> list[Case]:
-    """``n`` cases cycling through kinds (weighted), presets, board and dice styles."""
+def only_kinds(spec: str) -> tuple[str, ...]:
+    """The kinds named in ``spec`` (comma-separated; "void" stands for every void kind), checked."""
+    kinds: list[str] = []
+    for name in (k.strip() for k in spec.split(",") if k.strip()):
+        if name == "void":
+            kinds += VOID_KINDS
+        elif name in KINDS:
+            kinds.append(name)
+        else:
+            raise ValueError(f"unknown kind {name!r}: each of void, {', '.join(KINDS)}")
+    if not kinds:
+        raise ValueError("no kind named")
+    return tuple(kinds)
+
+
+def make_cases(n: int, seed: int = 0, kinds: tuple[str, ...] = ()) -> list[Case]:
+    """``n`` cases cycling through kinds (weighted), presets, board and dice styles. ``kinds``: throw only
+    these, case ``i`` the ``i % len(kinds)``-th, all else drawn as the seed's full set draws it (the sets of
+    void throws only and of open-space tilts only that docs/roll-verdicts.md reports)."""
     rng = np.random.default_rng(seed)
     order = [k for k in KINDS for _ in range(KIND_WEIGHTS[k])]
     cases = []
@@ -54,6 +71,10 @@ def make_cases(n: int, seed: int = 0) -> list[Case]:
         values = tuple(int(v) for v in rng.integers(1, 7, size=2))
         if kind == "opening" and values[0] == values[1]:
             values = (values[0], values[0] % 6 + 1)
+        if kinds:
+            kind = kinds[i % len(kinds)]
+            if kind == "opening" and values[0] == values[1]:
+                values = (values[0], values[0] % 6 + 1)
         cases.append(Case(i, kind, PRESETS[(i // len(order)) % len(PRESETS)],
                           BOARD_STYLES[(i // (len(order) * len(PRESETS))) % len(BOARD_STYLES)],
                           DICE_STYLES[int(rng.integers(len(DICE_STYLES)))], values, int(rng.integers(2)),
@@ -288,6 +309,10 @@ def main(argv: list[str] | None = None) -> int:
 def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--cases", type=int, default=320, help="simulated rolls (default 320)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kinds", default="", metavar="KIND,...",
+                    help="throw these kinds only, cycling through them ('void': every void kind; 'cocked' alone: "
+                         "one die tilted in open space), the cameras, boards and dice drawn as the seed's own "
+                         f"(default: every kind, good rolls weighted 6:1). Kinds: {', '.join(KINDS)}")
     ap.add_argument("--checkers", choices=("position", "reference"), default="position",
                     help="checker places from the known position (default) or found in the reference frame")
     ap.add_argument("--lens", choices=("none", "true"), default="none",
@@ -327,7 +352,12 @@ def run(args) -> int:
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    res = evaluate(args.cases, args.seed, config=config, checkers=args.checkers,
+    try:
+        cases = make_cases(args.cases, args.seed, only_kinds(args.kinds)) if args.kinds else None
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    res = evaluate(args.cases, args.seed, config=config, checkers=args.checkers, cases=cases,
                    progress=progress if args.verbose else None, lens=args.lens, window_glint=args.window)
     print(json.dumps(res.to_dict(), indent=2) if args.json else res.format())
     return 0

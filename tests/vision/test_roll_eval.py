@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tablecompanion.vision.roll_eval import (
-    BOARD_STYLES, KINDS, PRESETS, EvalResult, make_cases, score_case,
+    BOARD_STYLES, KINDS, PRESETS, VOID_KINDS, EvalResult, make_cases, only_kinds, score_case,
 )
 from tablecompanion.vision.roll_reader import RollReading
 
@@ -26,6 +26,31 @@ def test_cases_cover_every_kind_camera_and_board_style_with_good_rolls_weighted(
     assert {c.preset for c in cases} == set(PRESETS) and {c.style for c in cases} == set(BOARD_STYLES)
     assert all(c.values[0] != c.values[1] for c in cases if c.kind == "opening")
     assert [c.seed for c in make_cases(20, seed=4)] == [c.seed for c in make_cases(20, seed=4)]
+
+
+def test_a_set_of_chosen_kinds_keeps_the_seed_s_cameras_boards_and_dice():
+    """The void-only and open-space-tilt sets the docs report: each case the full set's, its kind replaced."""
+    full = make_cases(60, seed=11)
+    tilts = make_cases(60, seed=11, kinds=only_kinds("cocked"))
+    assert {c.kind for c in tilts} == {"cocked"}
+    same = ("index", "preset", "style", "dice_style", "values", "bad_die", "seed")
+    assert [tuple(getattr(c, f) for f in same) for c in tilts] == [tuple(getattr(c, f) for f in same) for c in full]
+    void = make_cases(14, seed=10, kinds=only_kinds("void"))
+    assert [c.kind for c in void] == list(VOID_KINDS) * 2
+    openings = make_cases(40, seed=3, kinds=only_kinds("opening,flat"))
+    assert all(c.values[0] != c.values[1] for c in openings if c.kind == "opening")
+    with pytest.raises(ValueError, match="unknown kind 'tilted'"):
+        only_kinds("cocked,tilted")
+
+
+def test_roll_eval_cli_throws_the_kinds_asked_for_and_refuses_an_unknown_one():
+    base = [sys.executable, "-m", "tablecompanion", "roll", "eval", "--cases", "2", "--json"]
+    out = subprocess.run(base + ["--kinds", "across-bar"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    d = json.loads(out.stdout)
+    assert d["invalid_rolls"] == 2 and set(d["per_kind"]) == {"across-bar"}
+    bad = subprocess.run(base + ["--kinds", "leaning"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and bad.stderr.startswith("error: unknown kind 'leaning'")
 
 
 def _truth(*states_values):
