@@ -120,6 +120,28 @@ def test_the_training_weighs_the_dice_the_net_answers_for():
     assert list(loss_weights(meta, touch_weight=4, flat_weight=2)) == [2, 2, 4, 1]
 
 
+def test_the_scores_count_what_each_threshold_decides():
+    """The net's two calls scored apart: 'cocked' on the dice every other rule read flat, 'flat' on those left
+    touching the edge or beside checkers alone, each against its own threshold."""
+    score = _tools_module("roll_tilt_score").score
+    meta = [(0, 0, "flat", "top", "white", "flat", 0.0, "flat", ""),
+            (0, 1, "cocked", "steep", "black", "cocked", 24.0, "flat", ""),
+            (0, 2, "cocked", "steep", "black", "cocked", 19.0, "flat", ""),
+            (0, 3, "flat", "top", "white", "flat", 0.0, "unclear", "touching a checker: it may lean on it"),
+            (0, 4, "leaning-on-checker", "top", "white", "leaning-on-checker", 20.0, "unclear",
+             "touching a checker: it may lean on it"),
+            (0, 5, "flat", "top", "white", "flat", 0.0, "unclear", "touching the board's edge: it may lean on it"),
+            (0, 6, "cocked", "top", "white", "cocked", 30.0, "cocked", "tilted (its pips are not square)")]
+    y = np.array([0, 1, 1, 0, 1, 0, 1])
+    p = np.array([0.96, 0.97, 0.5, 0.2, 0.25, 0.01, 0.1])
+    r = score(p, y, meta, cocked=(0.95,), flat=0.004, flat_checker=0.30)
+    assert r["read_flat"] == {"flat": 1, "tilted": 2}
+    assert r["cocked_at"]["0.95"] == {"flat_voided": 1, "tilted_caught": 1}
+    assert (r["beside_checkers"]["flat_vouched"], r["beside_checkers"]["tilted_vouched"]) == (1, 1)
+    assert r["beside_checkers"]["lowest_p_tilted"] == 0.25
+    assert (r["touching"]["flat"], r["touching"]["flat_vouched"], r["touching"]["lowest_p_tilted"]) == (1, 0, None)
+
+
 @needs_net
 @pytest.mark.parametrize("index, support", [(129, "a checker"), (172, "a checker"), (17, "the board's edge")])
 def test_a_flat_die_beside_a_support_is_accepted_on_the_nets_word(index, support):
