@@ -67,14 +67,11 @@ def make_cases(n: int, seed: int = 0, kinds: tuple[str, ...] = ()) -> list[Case]
     order = [k for k in KINDS for _ in range(KIND_WEIGHTS[k])]
     cases = []
     for i in range(n):
-        kind = order[i % len(order)]
+        drawn = order[i % len(order)]
+        kind = kinds[i % len(kinds)] if kinds else drawn
         values = tuple(int(v) for v in rng.integers(1, 7, size=2))
-        if kind == "opening" and values[0] == values[1]:
+        if "opening" in (drawn, kind) and values[0] == values[1]:  # the full set's values kept
             values = (values[0], values[0] % 6 + 1)
-        if kinds:
-            kind = kinds[i % len(kinds)]
-            if kind == "opening" and values[0] == values[1]:
-                values = (values[0], values[0] % 6 + 1)
         cases.append(Case(i, kind, PRESETS[(i // len(order)) % len(PRESETS)],
                           BOARD_STYLES[(i // (len(order) * len(PRESETS))) % len(BOARD_STYLES)],
                           DICE_STYLES[int(rng.integers(len(DICE_STYLES)))], values, int(rng.integers(2)),
