@@ -374,6 +374,11 @@ class TiltNet:
         self.net = _read_onnx(self.path, "tilt net")
 
     def p_tilted(self, patch: np.ndarray) -> float:
+        return float(np.mean(self.p_views(patch)))
+
+    def p_views(self, patch: np.ndarray) -> np.ndarray:
+        """P(tilted) of each quarter turn of the patch (the reader vouches on their mean and calls a die
+        cocked on their median: one view that sees it otherwise holds back the call either way)."""
         if patch.ndim != 3 or patch.shape[2] != 7:
             raise DiceVisionError(f"tilt net {self.path}: a patch is (h, w, 7), got {patch.shape}")
         x = patch.transpose(2, 0, 1).astype(np.float32)
@@ -382,7 +387,7 @@ class TiltNet:
         z = self.net.forward().reshape(-1)
         if len(z) != len(views):
             raise DiceVisionError(f"tilt net {self.path} gave {len(z)} outputs for {len(views)} patches")
-        return float(np.mean(1.0 / (1.0 + np.exp(-z))))
+        return 1.0 / (1.0 + np.exp(-z))
 
 
 @lru_cache(maxsize=4)

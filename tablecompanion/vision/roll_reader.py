@@ -165,6 +165,7 @@ class RollReaderConfig:
     tilt_net_flat: float = 0.004
     tilt_net_flat_checker: float = 0.30
     tilt_net_cocked: float = 0.95
+    tilt_net_cocked_median: bool = True  # ... on the median of the net's four views (off: their mean)
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
     # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering
     # lamp's band, averages out there, a tilted die's side face does not (0: no second look)
@@ -772,7 +773,7 @@ class RollReader:
                 more["hidden_mm2"] = hidden
             if "tilt_p" in f:  # the net is asked again on the mean, as the body is measured again
                 more["tilt_p_one_frame"] = f["tilt_p"]
-            kept = {k: v for k, v in f.items() if k != "tilt_p"}
+            kept = {k: v for k, v in f.items() if k not in ("tilt_p", "tilt_p_median")}
             flat = replace(d, status="flat", reason="", value=f["read_value"],
                            features={**kept, "beyond_mm2": area, "face_turn": turn, "beyond_one_frame_mm2": f["beyond_mm2"],
                                      "frames_averaged": len(still), **more})
@@ -1302,9 +1303,22 @@ class RollReader:
         if "tilt_p" not in f:
             if self.tilt_net is None or "g_centre_mm" not in f or frame is None:
                 return None
-            f["tilt_p"] = self.tilt_net.p_tilted(
+            views = self.tilt_net.p_views(
                 self.tilt_patch(frame, f["g_centre_mm"], f.get("face_turn", f.get("g_turn", 0.0))))
+            f["tilt_p"], f["tilt_p_median"] = float(np.mean(views)), float(np.median(views))
         return f["tilt_p"]
+
+    def _net_calls_cocked(self, frame: np.ndarray | None, f: dict) -> bool:
+        """Whether the tilt net is sure enough that a die every other rule read flat is tilted: the median
+        of its four views at ``tilt_net_cocked`` (the mean where ``tilt_net_cocked_median`` is off). On
+        12242 dice of renders the shipped net was not trained on (thirty-seventh session), of the 389 tilted
+        ones read flat the median catches 340 at 0.95, the mean 326, each voiding 1 of 7558 flat dice. The
+        net vouches on the mean (``_net_says_flat``): the median vouched for seed 2's case 108, a die
+        leaning 15 degrees on the board's edge (mean 0.0068, median 0.0039)."""
+        c = self.config
+        if c.tilt_net_cocked > 1.0 or self._tilt_p(frame, f) is None:
+            return False
+        return f["tilt_p_median" if c.tilt_net_cocked_median else "tilt_p"] >= c.tilt_net_cocked
 
     def _net_clears_body(self, frame: np.ndarray | None, f: dict) -> bool:
         """Whether a die's body beyond its flat outline is little enough for one frame's noise (the second
@@ -1712,7 +1726,7 @@ class RollReader:
             return _BODY_SHOWS
         if f.get("r_status") == "cocked" and c.trust_reader_cocked:
             return "tilted (side pips seen)"
-        if c.tilt_net_cocked <= 1.0 and (self._tilt_p(frame, f) or 0.0) >= c.tilt_net_cocked:
+        if self._net_calls_cocked(frame, f):
             return _NET_TILTED
         return ""
 
