@@ -295,3 +295,21 @@ def test_beside_checkers_alone_the_net_vouches_further_than_beside_the_edge():
     assert rr.verdict == "unclear" and "touching the board's edge" in rr.reason, rr.reason
     edge = [d for d in rr.dice if d.features.get("support") == "the board's edge"]
     assert edge and all(config.tilt_net_flat < d.features["tilt_p"] <= config.tilt_net_flat_checker for d in edge)
+
+
+@needs_net
+def test_the_net_calls_cocked_on_its_views_median_and_vouches_on_their_mean():
+    """Seed 2's case 108 (the steep camera): a red die leaning 15 degrees on the board's edge, its four views
+    0.018, 0.001, 0.006 and 0.002. Their median is within tilt_net_flat, their mean is not: the net vouches
+    on the mean, so the roll is put to the players, not accepted (it was, when both took the median). The
+    cocked call takes the median: one view of four that sees the die otherwise does not decide it."""
+    case, ref, img, truth, scene = _case(2, 108, window_glint=None)
+    assert case.kind == "against-edge"
+    reader, rr = _read(case, ref, img, scene)
+    assert rr.verdict == "unclear" and "touching the board's edge" in rr.reason, rr.reason
+    die = next(d for d in rr.dice if d.features.get("support") == "the board's edge")
+    assert die.features["tilt_p_median"] <= reader.config.tilt_net_flat < die.features["tilt_p"]
+    split = {"g_centre_mm": (0.0, 0.0), "tilt_p": 0.90, "tilt_p_median": 0.96}
+    assert reader._net_calls_cocked(img, dict(split))
+    reader.config = replace(reader.config, tilt_net_cocked_median=False)
+    assert not reader._net_calls_cocked(img, dict(split))
