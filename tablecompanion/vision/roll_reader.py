@@ -1318,7 +1318,8 @@ class RollReader:
         c = self.config
         if c.tilt_net_cocked > 1.0 or self._tilt_p(frame, f) is None:
             return False
-        return f["tilt_p_median" if c.tilt_net_cocked_median else "tilt_p"] >= c.tilt_net_cocked
+        p = f.get("tilt_p_median", f["tilt_p"]) if c.tilt_net_cocked_median else f["tilt_p"]
+        return p >= c.tilt_net_cocked
 
     def _net_clears_body(self, frame: np.ndarray | None, f: dict) -> bool:
         """Whether a die's body beyond its flat outline is little enough for one frame's noise (the second
