@@ -5,8 +5,9 @@ The reader asks the net two questions, so two scores: of the dice every other ru
 of the dice left touching a checker or the board's edge (the net's "flat" word, ``tilt_net_flat`` and, beside
 checkers alone, ``tilt_net_flat_checker``), how many flat ones it vouches for and how many tilted ones it
 would let through. The lowest P of a not-flat touching die is printed too: the sessions' rule sets each
-vouching threshold at half of it. P is ``TiltNet.p_tilted`` through ``cv2.dnn`` (the four quarter turns
-averaged), as at the table, not the training script's single view.
+vouching threshold at half of it. P is the four quarter turns' (``TiltNet.p_views`` through ``cv2.dnn``) as
+the reader takes them: their median for the cocked call (``tilt_net_cocked_median``), their mean for vouching;
+not the training script's single view.
 
     python tools/roll_tilt_score.py tablecompanion/vision/models/roll_tilt.onnx new.onnx --shards held/*.npz
 
@@ -30,9 +31,11 @@ def _only_checkers(meta) -> np.ndarray:
 
 
 def score(p: np.ndarray, y: np.ndarray, meta, cocked=(0.9, 0.95, 0.98), flat: float = 0.004,
-          flat_checker: float = 0.30) -> dict:
-    """The counts that choose a net and its thresholds, from each die's P(tilted) ``p``, its label ``y``
-    (1: not lying flat) and its notes (``roll_tilt_data``: the reader's status at 7, reason at 8)."""
+          flat_checker: float = 0.30, p_cocked: np.ndarray | None = None) -> dict:
+    """The counts that choose a net and its thresholds, from each die's P(tilted) ``p`` (the one it vouches
+    on; ``p_cocked`` the one it calls cocked on, ``p`` when not given), its label ``y`` (1: not lying flat)
+    and its notes (``roll_tilt_data``: the reader's status at 7, reason at 8)."""
+    pc = p if p_cocked is None else p_cocked
     from train_roll_tilt import _read_flat, _touching
 
     read_flat, touching, checkers = _read_flat(meta), _touching(meta), _only_checkers(meta)
@@ -41,8 +44,8 @@ def score(p: np.ndarray, y: np.ndarray, meta, cocked=(0.9, 0.95, 0.98), flat: fl
                                               "tilted": int((read_flat & tilted).sum())},
            "cocked_at": {}}
     for t in cocked:
-        out["cocked_at"][f"{t:g}"] = {"flat_voided": int((read_flat & flat_dice & (p >= t)).sum()),
-                                     "tilted_caught": int((read_flat & tilted & (p >= t)).sum())}
+        out["cocked_at"][f"{t:g}"] = {"flat_voided": int((read_flat & flat_dice & (pc >= t)).sum()),
+                                     "tilted_caught": int((read_flat & tilted & (pc >= t)).sum())}
     for name, mask, t in (("touching", touching & ~checkers, flat), ("beside_checkers", checkers, flat_checker)):
         out[name] = {"flat": int((mask & flat_dice).sum()), "tilted": int((mask & tilted).sum()), "threshold": t,
                      "flat_vouched": int((mask & flat_dice & (p <= t)).sum()),
@@ -71,8 +74,9 @@ def main(argv=None) -> int:
         net = load_tilt_net("" if name == "shipped" else name)
         if net is None:
             ap.error(f"no tilt net at {name!r}")
-        p = np.array([net.p_tilted(x) for x in X])
-        results[name] = score(p, y, meta, flat=a.flat, flat_checker=a.flat_checker)
+        views = np.array([net.p_views(x) for x in X])
+        results[name] = score(views.mean(axis=1), y, meta, flat=a.flat, flat_checker=a.flat_checker,
+                              p_cocked=np.median(views, axis=1))
     if a.json:
         print(json.dumps(results, indent=2))
         return 0
