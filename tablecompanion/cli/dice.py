@@ -27,6 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("dataset", metavar="DATASET_DIR")
     e.add_argument("--split", help="only rows whose notes say split=SPLIT (train, test, valid)")
     e.add_argument("--limit", type=int, help="only the first N images")
+    e.add_argument("--scale", type=float, default=1.0, metavar="F",
+                   help="resize every photo (and its labels) by F first: 2 = dice twice as large, as a closer "
+                        "camera or a full-size phone photo sees them")
     e.add_argument("--json", action="store_true")
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
@@ -111,7 +114,8 @@ def _eval(args: argparse.Namespace) -> int:
     from tablecompanion.vision.dice_eval import evaluate
 
     try:
-        result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier, args.value_reader), limit=args.limit)
+        result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier, args.value_reader),
+                          limit=args.limit, scale=args.scale)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -136,6 +136,15 @@ class DiceConfig:
     value_reader: str = ""
     value_min: float = 0.7
     value_max_tilt: float = 0.15
+    # dice much larger than the network learned (14-64 px: a close camera, a full-size phone photo) have
+    # pips that the full-scale pass takes for dice. The network's confident finds (heat >= big_die_heat)
+    # on a quarter-size frame give the dice's size; when their median is big_die px or more (of the
+    # working frame), the frame is shrunk so that it is big_die_target px, up to three times (a very large
+    # die is itself too large at quarter size). 0 turns it off. Matteo's photos twice their size: false
+    # dice 74 -> 12 (valid), 236 -> 46 (train); at their own size no set's reading changes (docs/dice.md)
+    big_die: float = 84.0
+    big_die_target: float = 56.0
+    big_die_heat: float = 0.8
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -664,12 +673,18 @@ def blob_evidence(ycc: np.ndarray, blob: tuple[float, float, float], pips: list[
 def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
     """Every die in a BGR frame, with coordinates in that frame's pixels."""
     config = config or DEFAULT_CONFIG
-    check_frame(frame)
+    frame = check_frame(frame)
     net = network_for(config)
     if net is not None:
         from tablecompanion.vision.dice_model import load_classifier
 
         classifier = None if config.classifier == "none" else load_classifier(config.classifier)
+        shrink = big_dice_shrink(frame, net, classifier, config) if config.big_die > 0 else 1.0
+        if shrink < 1.0:
+            h, w = frame.shape[:2]
+            small = cv2.resize(frame, (max(8, round(w * shrink)), max(8, round(h * shrink))), interpolation=cv2.INTER_AREA)
+            sx, sy = w / small.shape[1], h / small.shape[0]
+            return [_rescale(r, sx, sy) for r in read_dice(small, replace(config, big_die=0.0))]
         found = read_dice_net(frame, net, config, classifier)
         if config.combine not in ("fill", "union", "none"):
             raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
@@ -969,14 +984,51 @@ def _classify(ycc: np.ndarray, evidence: list[GroupEvidence], model, config: Dic
     return kept
 
 
-def _rescale(r: DiceReading, s: float) -> DiceReading:
+def _rescale(r: DiceReading, s: float, sy: float | None = None) -> DiceReading:
+    """A reading of a resized frame in the original frame's pixels (``sy``: when rows scaled otherwise)."""
+    sy = s if sy is None else sy
     return replace(
         r,
-        centre=(r.centre[0] * s, r.centre[1] * s),
-        outline=tuple((x * s, y * s) for x, y in r.outline),
-        size=r.size * s,
-        pips=tuple((x * s, y * s) for x, y in r.pips),
+        centre=(r.centre[0] * s, r.centre[1] * sy),
+        outline=tuple((x * s, y * sy) for x, y in r.outline),
+        size=r.size * math.sqrt(s * sy),
+        pips=tuple((x * s, y * sy) for x, y in r.pips),
     )
+
+
+def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEFAULT_CONFIG) -> float:
+    """How much to shrink ``frame`` so that its dice are about ``big_die_target`` px across (1.0: they are
+    not ``big_die`` px or more, or there is no classifier to confirm it). Sizes come from the network's
+    confident finds on a quarter-size frame, where a die of 84 px or more is 21 px or more: well inside what
+    it learned. A large find must also be one die to the classifier: on byler's photos of 30-50-px dice,
+    shown at 0.5-0.75 of their size, the network found a 126-198-px "die" over a few small ones that the
+    classifier gives 0.09-0.44 (a die 84-160 px across: 1.0). The size of a die too large even at a quarter
+    comes out short, so the estimate is made again on the shrunk frame, up to three times."""
+    from tablecompanion.vision.dice_model import crop_for_classifier
+
+    h, w = frame.shape[:2]
+    full = min(1.0, config.work_size / max(h, w))
+    scale = full
+    if classifier is None:
+        return 1.0
+    for _ in range(3):
+        # (an eighth-size pass for dice too large even at a quarter, over 256 px, was tried: on byler's
+        # photos it found 160-250-px "dice" as confidently as it finds drawn dice of 240 px)
+        work = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
+        quarter = cv2.resize(work, (max(1, round(work.shape[1] / 4)), max(1, round(work.shape[0] / 4))), interpolation=cv2.INTER_AREA)
+        if min(quarter.shape[:2]) < 16:
+            break
+        finds = [(d.x * 4, d.y * 4, d.side * 4) for d in net.detect(quarter, config.big_die_heat)]
+        large = [f for f in finds if f[2] >= config.big_die]
+        if 2 * len(large) < len(finds) or not large:
+            break
+        crops = [np.ascontiguousarray(np.rot90(crop_for_classifier(work, x, y, side), r)) for x, y, side in large for r in range(4)]
+        p_die = 1.0 - classifier.predict(crops).reshape(len(large), 4, -1).mean(axis=1)[:, 0]
+        sides = [f[2] for f, p in zip(large, p_die) if p >= config.cls_min_die] + [f[2] for f in finds if f[2] < config.big_die]
+        if not sides or float(np.median(sides)) < config.big_die:
+            break
+        scale *= config.big_die_target / float(np.median(sides))
+    return scale if scale < full else 1.0
 
 
 def load_image(path: str | Path) -> np.ndarray:

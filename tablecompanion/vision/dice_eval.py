@@ -13,12 +13,13 @@ import csv
 import math
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import cv2
 import numpy as np
 
-from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, read_dice_file
+from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, load_image, read_dice, read_dice_file
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,13 @@ def evaluate(
     split: str | None = None,
     config: DiceConfig | None = None,
     limit: int | None = None,
+    scale: float = 1.0,
 ) -> EvalResult:
-    """Read every labelled image of a folder and score the readings against the labels."""
+    """Read every labelled image of a folder and score the readings against the labels. ``scale`` resizes
+    each photo (and its labels) first: the same dice seen by a closer or farther camera, or a phone photo
+    at full size, which no labelled set here has."""
+    if not scale > 0:
+        raise DiceVisionError(f"scale must be a positive number, not {scale}")
     root = Path(dataset)
     labels = load_labels(root, split)
     if limit:
@@ -174,13 +180,26 @@ def evaluate(
     for lab in labels:
         t0 = time.perf_counter()
         try:
-            readings = read_dice_file(root / lab.file, config)
+            if scale == 1.0:
+                readings = read_dice_file(root / lab.file, config)
+            else:
+                img = load_image(root / lab.file)
+                img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
+                readings = read_dice(img, config)
         except DiceVisionError as exc:
             res.failures.append(f"{lab.file}: {exc}")
             readings = []
         res.seconds += time.perf_counter() - t0
-        res.add(lab, readings)
+        res.add(scaled(lab, scale), readings)
     return res
+
+
+def scaled(label: LabelledImage, scale: float) -> LabelledImage:
+    """A label of a photo resized by ``scale``."""
+    if scale == 1.0:
+        return label
+    return replace(label, centres=tuple((x * scale, y * scale) for x, y in label.centres),
+                   radii=tuple(r * scale for r in label.radii))
 
 
 def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig | None = None):
@@ -191,4 +210,4 @@ def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig 
         yield (lab, readings, *match(lab, readings))
 
 
-__all__ = ["EvalResult", "LabelledImage", "evaluate", "load_labels", "match", "per_image", "np"]
+__all__ = ["EvalResult", "LabelledImage", "evaluate", "load_labels", "match", "per_image", "scaled", "np"]

@@ -13,7 +13,7 @@ import pytest
 
 from tablecompanion.cli import main
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceVisionError, read_dice, read_dice_file
-from tablecompanion.vision.dice_eval import evaluate, load_labels
+from tablecompanion.vision.dice_eval import evaluate, load_labels, scaled
 from tablecompanion.vision.dice_synth import DieSpec, draw_checker, draw_cube, scene, table
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "dice"
@@ -128,6 +128,21 @@ def test_eval_scores_a_labelled_folder(tmp_path):
     # the train split has only a missing file: a miss and a recorded failure, not a crash
     res = evaluate(tmp_path, split="train")
     assert res.misses == 1 and res.failures
+
+
+def test_eval_at_a_scale_resizes_photos_and_labels_alike(tmp_path, capsys):
+    """``--scale 2``: the same dice twice as large, still matched to their (scaled) labels."""
+    _write_set(tmp_path)
+    res = evaluate(tmp_path, split="test", scale=2.0)
+    assert res.dice == 3 and res.correct == 3 and res.misses == 0 and res.false_dice == 0
+    label = load_labels(tmp_path, "test")[0]
+    doubled = scaled(label, 2.0)
+    assert doubled.centres[0] == (2 * label.centres[0][0], 2 * label.centres[0][1])
+    assert doubled.radii[0] == 2 * label.radii[0] and doubled.values == label.values
+    assert main(["dice", "eval", str(tmp_path), "--split", "test", "--scale", "0.75", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"] == 3
+    assert main(["dice", "eval", str(tmp_path), "--scale", "0"]) == 2
+    assert "scale must be a positive number" in capsys.readouterr().err
 
 
 def test_cli_read_json_contract(tmp_path, capsys):
