@@ -1000,9 +1000,11 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
     """How much to shrink ``frame`` so that its dice are about ``big_die_target`` px across (1.0: they are
     not ``big_die`` px or more, or there is no classifier to confirm it). Sizes come from the network's
     confident finds on a quarter-size frame, where a die of 84 px or more is 21 px or more: well inside what
-    it learned. A large find must also be one die to the classifier: on byler's photos of 30-50-px dice,
-    shown at 0.5-0.75 of their size, the network found a 126-198-px "die" over a few small ones that the
-    classifier gives 0.09-0.44 (a die 84-160 px across: 1.0). The size of a die too large even at a quarter
+    it learned. A large find must also be one die to the classifier, and what the full-scale pass finds
+    inside it must be its pips, not dice: on byler's photos of 30-50-px dice shown at 0.5-0.75 of their
+    size the network found 126-198-px "dice" over a few small ones, which the classifier gives 0.09-0.44 or,
+    seen as one blurred face, 0.8 and more; inside those it reads 2s to 6s 0.93-1.0 sure, where inside a
+    big die it reads the pips as 1s (up to 0.91) or other values at most 0.63 sure. The size of a die too large even at a quarter
     comes out short, so the estimate is made again on the shrunk frame, up to three times."""
     from tablecompanion.vision.dice_model import crop_for_classifier
 
@@ -1014,17 +1016,35 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
     for _ in range(3):
         # (an eighth-size pass for dice too large even at a quarter, over 256 px, was tried: on byler's
         # photos it found 160-250-px "dice" as confidently as it finds drawn dice of 240 px)
-        work = cv2.resize(frame, (max(1, round(w * scale)), max(1, round(h * scale))), interpolation=cv2.INTER_AREA)
-        quarter = cv2.resize(work, (max(1, round(work.shape[1] / 4)), max(1, round(work.shape[0] / 4))), interpolation=cv2.INTER_AREA)
+        ww, wh = max(1, round(w * scale)), max(1, round(h * scale))
+        quarter = cv2.resize(frame, (max(1, round(ww / 4)), max(1, round(wh / 4))), interpolation=cv2.INTER_AREA)
         if min(quarter.shape[:2]) < 16:
             break
-        finds = [(d.x * 4, d.y * 4, d.side * 4) for d in net.detect(quarter, config.big_die_heat)]
+        kx, ky = ww / quarter.shape[1], wh / quarter.shape[0]
+        finds = [(d.x * kx, d.y * ky, d.side * math.sqrt(kx * ky)) for d in net.detect(quarter, config.big_die_heat)]
         large = [f for f in finds if f[2] >= config.big_die]
         if 2 * len(large) < len(finds) or not large:
             break
-        crops = [np.ascontiguousarray(np.rot90(crop_for_classifier(work, x, y, side), r)) for x, y, side in large for r in range(4)]
-        p_die = 1.0 - classifier.predict(crops).reshape(len(large), 4, -1).mean(axis=1)[:, 0]
-        sides = [f[2] for f, p in zip(large, p_die) if p >= config.cls_min_die] + [f[2] for f in finds if f[2] < config.big_die]
+        work = frame if (ww, wh) == (w, h) else cv2.resize(frame, (ww, wh), interpolation=cv2.INTER_AREA)
+        # what the full-scale pass finds inside each large find: a big die's pips (which the classifier
+        # reads as a 1, or doubts), or small dice that a quarter-size frame blurred into one die's face
+        inner = [[(d.x, d.y, d.side) for d in net.detect(work, 0.5)
+                  if math.dist((d.x, d.y), (x, y)) < 0.5 * side and d.side <= config.net_pip_frac * side]
+                 for x, y, side in large]
+        looks = large + [f for fs in inner for f in fs]
+        crops = [np.ascontiguousarray(np.rot90(crop_for_classifier(work, x, y, side), r)) for x, y, side in looks for r in range(4)]
+        probs = classifier.predict(crops).reshape(len(looks), 4, -1).mean(axis=1)
+        p_die = 1.0 - probs[:, 0]
+
+        def a_die(i: int) -> bool:  # a small die with a value other than 1, as sure as a flat die's value
+            values = probs[i, 1:7] / max(p_die[i], 1e-6)
+            return p_die[i] >= config.cls_min_die and int(np.argmax(values)) > 0 and float(values.max()) >= 0.8
+
+        one_die, k = [], len(large)
+        for j, fs in enumerate(inner):
+            one_die.append(p_die[j] >= config.cls_min_die and not any(a_die(k + i) for i in range(len(fs))))
+            k += len(fs)
+        sides = [f[2] for f, one in zip(large, one_die) if one] + [f[2] for f in finds if f[2] < config.big_die]
         if not sides or float(np.median(sides)) < config.big_die:
             break
         scale *= config.big_die_target / float(np.median(sides))
