@@ -84,3 +84,22 @@ def test_roll_latency_frames():
             assert latency_ms <= 250
             return
     pytest.fail("no roll event")
+
+
+def test_read_dice_photo_640_without_sizing(benchmark):
+    """What the big-dice sizing step costs a photo whose dice are not big (the quarter-size pass only)."""
+    path = DATA / "matteo" / "images" / "valid_73.jpg"
+    if not path.is_file():
+        pytest.skip(f"shared dice photos not found: {path}")
+    img = cv2.imread(str(path))
+    benchmark(read_dice, img, replace(DEFAULT_CONFIG, big_die=0.0))
+
+
+def test_read_dice_photo_twice_its_size(benchmark):
+    """A photo whose dice are about 130 px (matteo's at 2x): sized, then read on the shrunk frame."""
+    path = DATA / "matteo" / "images" / "valid_73.jpg"
+    if not path.is_file():
+        pytest.skip(f"shared dice photos not found: {path}")
+    img = cv2.imread(str(path))
+    big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    benchmark(read_dice, big)

@@ -1028,7 +1028,8 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
         work = frame if (ww, wh) == (w, h) else cv2.resize(frame, (ww, wh), interpolation=cv2.INTER_AREA)
         # what the full-scale pass finds inside each large find: a big die's pips (which the classifier
         # reads as a 1, or doubts), or small dice that a quarter-size frame blurred into one die's face
-        inner = [[(d.x, d.y, d.side) for d in net.detect(work, 0.5)
+        small = net.detect(work, 0.5)
+        inner = [[(d.x, d.y, d.side) for d in small
                   if math.dist((d.x, d.y), (x, y)) < 0.5 * side and d.side <= config.net_pip_frac * side]
                  for x, y, side in large]
         looks = large + [f for fs in inner for f in fs]
