@@ -679,7 +679,8 @@ def blob_evidence(ycc: np.ndarray, blob: tuple[float, float, float], pips: list[
 
 
 def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceReading]:
-    """Every die in a BGR frame, with coordinates in that frame's pixels."""
+    """Every die in a BGR frame, with coordinates in that frame's pixels. With the network, a frame whose
+    dice are far larger or smaller than it reads well is read resized (:func:`die_scale`)."""
     config = config or DEFAULT_CONFIG
     frame = check_frame(frame)
     net = network_for(config)
@@ -1014,13 +1015,13 @@ def _rescale(r: DiceReading, s: float, sy: float | None = None) -> DiceReading:
     )
 
 
-def die_scale(frame: np.ndarray, net, classifier, config: DiceConfig = DEFAULT_CONFIG) -> tuple[float, list | None]:
+def die_scale(frame: np.ndarray, net, classifier, config: DiceConfig = DEFAULT_CONFIG) -> tuple[float, dict | None]:
     """How much to resize ``frame`` before reading it, so that its dice are a size the networks read well
-    (1.0: as it is), and the network's finds on the working frame when they were made and it stays as it is.
-    Large dice: :func:`big_dice_shrink`. Small ones: the full-scale pass's confident finds (heat >=
-    ``big_die_heat``) give their size, which that pass measures well down to 14 px; at half their size byler's
-    photos, dice of 15-25 px, read 5 more dice wrong on test and 13 more on train than at their own, and
-    enlarged by two most of them read as at their own (docs/dice.md)."""
+    (1.0: as it is), and, when it stays as it is, the network's full- and half-scale finds on the working
+    frame (``net_candidates``' ``passes``). Large dice: :func:`big_dice_shrink`. Small ones: the full-scale
+    pass's confident finds (heat >= ``big_die_heat``) give their size, which that pass measures well down to
+    14 px; at half their size byler's photos, dice of 15-25 px, read 6 more dice wrong on test and 15 more on
+    train than at their own, and enlarged most of them read as at their own (docs/dice.md)."""
     if config.big_die > 0:
         shrink = big_dice_shrink(frame, net, classifier, config)
         if shrink < 1.0:
@@ -1055,15 +1056,16 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
     inside it must be its pips, not dice: on byler's photos of 30-50-px dice shown at 0.5-0.75 of their
     size the network found 126-198-px "dice" over a few small ones, which the classifier gives 0.09-0.44 or,
     seen as one blurred face, 0.8 and more; inside those it reads 2s to 6s 0.93-1.0 sure, where inside a
-    big die it reads the pips as 1s (up to 0.91) or other values at most 0.63 sure. The size of a die too large even at a quarter
-    comes out short, so the estimate is made again on the shrunk frame, up to three times."""
+    big die it reads the pips as 1s (up to 0.91) or other values at most 0.63 sure. The size of a die too
+    large even at a quarter comes out short, so the estimate is made again on the shrunk frame, up to three
+    times."""
     from tablecompanion.vision.dice_model import crop_for_classifier
 
+    if classifier is None:
+        return 1.0
     h, w = frame.shape[:2]
     full = min(1.0, config.work_size / max(h, w))
     scale = full
-    if classifier is None:
-        return 1.0
     for _ in range(3):
         # (an eighth-size pass for dice too large even at a quarter, over 256 px, was tried: on byler's
         # photos it found 160-250-px "dice" as confidently as it finds drawn dice of 240 px)
