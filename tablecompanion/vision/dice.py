@@ -696,7 +696,7 @@ def read_dice(frame: np.ndarray, config: DiceConfig | None = None) -> list[DiceR
             sx, sy = w / sized.shape[1], h / sized.shape[0]
             once = replace(config, big_die=0.0, small_die=0.0, work_size=max(config.work_size, *size))
             return [_rescale(r, sx, sy) for r in read_dice(sized, once)]
-        found = select_readings(net_candidates(frame, net, config, classifier, passes), config)
+        found = read_dice_net(frame, net, config, classifier, passes)
         if config.combine not in ("fill", "union", "none"):
             raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
         if config.combine == "none" or (config.combine == "fill" and all(r.status != "unclear" for r in found)):
@@ -811,10 +811,24 @@ class NetCandidate:
     net_cocked: float = 0.0
 
 
-def read_dice_net(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, classifier=None) -> list[DiceReading]:
+def read_dice_net(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, classifier=None,
+                  passes: dict | None = None) -> list[DiceReading]:
     """Dice found by the network (``dice_model.DiceNet``) at one or more scales, each then read by the
     crop classifier (``dice_model.DiceClassifier``: no die / 1..6 / cocked) when one is given."""
-    return select_readings(net_candidates(frame, net, config, classifier), config)
+    return select_readings(net_candidates(frame, net, config, classifier, passes), config)
+
+
+def _predict_turned(classifier, crops: list[np.ndarray], turns: int) -> np.ndarray:
+    """The classifier's probabilities for each crop, averaged over its first ``turns`` quarter turns."""
+    turned = [np.ascontiguousarray(np.rot90(c, r)) for c in crops for r in range(turns)]
+    return classifier.predict(turned).reshape(len(crops), turns, -1).mean(axis=1)
+
+
+def _scaled_work(work: np.ndarray, k: float) -> np.ndarray:
+    """The working frame at scale ``k`` of it, as each of the network's passes sees it."""
+    if k == 1.0:
+        return work
+    return cv2.resize(work, (max(1, round(work.shape[1] * k)), max(1, round(work.shape[0] * k))), interpolation=cv2.INTER_AREA)
 
 
 def _work_frame(img: np.ndarray, config: DiceConfig) -> tuple[np.ndarray, float]:
@@ -837,10 +851,14 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
     work, s0 = _work_frame(img, config)
     found = []  # (heat, x, y, side, NetDie) in working pixels
     for k in config.net_scales:
-        im = work if k == 1.0 else cv2.resize(work, (max(1, round(work.shape[1] * k)), max(1, round(work.shape[0] * k))), interpolation=cv2.INTER_AREA)
-        if min(im.shape[:2]) < 16:
-            continue
-        for d in (passes[k] if passes and k in passes else net.detect(im, config.net_min_heat)):
+        if passes and k in passes:
+            finds = passes[k]
+        else:
+            im = _scaled_work(work, k)
+            if min(im.shape[:2]) < 16:
+                continue
+            finds = net.detect(im, config.net_min_heat)
+        for d in finds:
             if k < 1.0 and d.side < config.net_small_side:
                 continue  # small at this scale: the full-scale pass reads it better
             found.append((d.heat, d.x / k, d.y / k, d.side / k, d, k))
@@ -862,11 +880,9 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
     if classifier and kept:
         # each find at a few sizes around each size guess; the most die-like size wins
         # (and, when cls_rotations, turned by quarter turns; the probabilities are averaged)
-        nr = 4 if config.cls_rotations else 1
         tries = [(i, side * k) for i, t in enumerate(kept) for side in t[3] for k in config.cls_sizes]
         crops = [crop_for_classifier(work, kept[i][1], kept[i][2], side) for i, side in tries]
-        crops = [np.ascontiguousarray(np.rot90(c, r)) for c in crops for r in range(nr)]
-        allp = classifier.predict(crops).reshape(len(tries), nr, -1).mean(axis=1)
+        allp = _predict_turned(classifier, crops, 4 if config.cls_rotations else 1)
         best: dict[int, int] = {}
         for j, (i, _) in enumerate(tries):
             if i not in best or allp[j, 0] < allp[best[i], 0]:
@@ -1029,7 +1045,7 @@ def die_scale(frame: np.ndarray, net, classifier, config: DiceConfig = DEFAULT_C
     work, s0 = _work_frame(frame, config)
     if min(work.shape[:2]) < 16:
         return 1.0, None
-    half = cv2.resize(work, (max(1, round(work.shape[1] * 0.5)), max(1, round(work.shape[0] * 0.5))), interpolation=cv2.INTER_AREA)
+    half = _scaled_work(work, 0.5)
     passes = {1.0: net.detect(work, config.net_min_heat)}
     if min(half.shape[:2]) >= 16:
         passes[0.5] = net.detect(half, config.net_min_heat)
@@ -1086,8 +1102,7 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
                   if math.dist((d.x, d.y), (x, y)) < 0.5 * side and d.side <= config.net_pip_frac * side]
                  for x, y, side in large]
         looks = large + [f for fs in inner for f in fs]
-        crops = [np.ascontiguousarray(np.rot90(crop_for_classifier(work, x, y, side), r)) for x, y, side in looks for r in range(4)]
-        probs = classifier.predict(crops).reshape(len(looks), 4, -1).mean(axis=1)
+        probs = _predict_turned(classifier, [crop_for_classifier(work, x, y, side) for x, y, side in looks], 4)
         p_die = 1.0 - probs[:, 0]
 
         def a_die(i: int) -> bool:  # a small die with a value other than 1, as sure as a flat die's value

@@ -180,12 +180,10 @@ def evaluate(
     for lab in labels:
         t0 = time.perf_counter()
         try:
-            if scale == 1.0:
-                readings = read_dice_file(root / lab.file, config)
-            else:
-                img = load_image(root / lab.file)
+            img = load_image(root / lab.file)
+            if scale != 1.0:
                 img = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC)
-                readings = read_dice(img, config)
+            readings = read_dice(img, config)
         except DiceVisionError as exc:
             res.failures.append(f"{lab.file}: {exc}")
             readings = []
