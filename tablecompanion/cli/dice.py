@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--limit", type=int, help="only the first N images")
     e.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="resize every photo (and its labels) by F first: 2 = dice twice as large, as a closer "
-                        "camera or a full-size phone photo sees them")
+                        "camera or a full-size phone photo sees them (at most 8)")
     e.add_argument("--json", action="store_true")
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")

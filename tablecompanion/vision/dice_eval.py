@@ -160,6 +160,9 @@ class EvalResult:
         return "\n".join(lines)
 
 
+MAX_SCALE = 8.0
+
+
 def evaluate(
     dataset: str | Path,
     split: str | None = None,
@@ -170,8 +173,8 @@ def evaluate(
     """Read every labelled image of a folder and score the readings against the labels. ``scale`` resizes
     each photo (and its labels) first: the same dice seen by a closer or farther camera, or a phone photo
     at full size, which no labelled set here has."""
-    if not scale > 0:
-        raise DiceVisionError(f"scale must be a positive number, not {scale}")
+    if not 0 < scale <= MAX_SCALE:  # (a 640-px photo at 8x is 5120 px; at 60x it took 4.4 GB)
+        raise DiceVisionError(f"scale must be a positive number up to {MAX_SCALE:g}, not {scale}")
     root = Path(dataset)
     labels = load_labels(root, split)
     if limit:

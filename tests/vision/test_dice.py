@@ -143,6 +143,8 @@ def test_eval_at_a_scale_resizes_photos_and_labels_alike(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["dice"] == 3
     assert main(["dice", "eval", str(tmp_path), "--scale", "0"]) == 2
     assert "scale must be a positive number" in capsys.readouterr().err
+    assert main(["dice", "eval", str(tmp_path), "--scale", "60"]) == 2
+    assert "up to 8" in capsys.readouterr().err
 
 
 def test_cli_read_json_contract(tmp_path, capsys):
