@@ -103,3 +103,24 @@ def test_read_dice_photo_twice_its_size(benchmark):
     img = cv2.imread(str(path))
     big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
     benchmark(read_dice, big)
+
+
+def _far_camera_frame():
+    """A 1280x720 frame of small dice: a byler photo at half its size (dice of 15-25 px) on a plain frame."""
+    path = DATA / "byler" / "images" / "IMG_20191209_095915.jpg"
+    if not path.is_file():
+        pytest.skip(f"shared dice photos not found: {path}")
+    small = cv2.resize(cv2.imread(str(path)), None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    frame = cv2.copyMakeBorder(small, 100, 720 - 100 - small.shape[0], 500, 1280 - 500 - small.shape[1],
+                               cv2.BORDER_CONSTANT, value=(200, 200, 200))
+    return frame
+
+
+def test_read_dice_far_camera_1280x720(benchmark):
+    """Small dice in a camera frame: enlarged twice (to 2560x1440) before the read."""
+    benchmark(read_dice, _far_camera_frame())
+
+
+def test_read_dice_far_camera_1280x720_not_enlarged(benchmark):
+    """The same frame read at its own size (``small_die_max_size`` 1280): what the enlarging costs."""
+    benchmark(read_dice, _far_camera_frame(), replace(DEFAULT_CONFIG, small_die_max_size=1280))

@@ -147,12 +147,14 @@ class DiceConfig:
     big_die_heat: float = 0.8
     # and dice much smaller than the networks read well (a far camera, a photo shrunk for the web): when the
     # median confident find of the full-scale pass is under small_die px, the frame is enlarged to bring it
-    # to small_die_target px, at most small_die_enlarge times and to no more than work_size px (a frame
-    # already that large is not enlarged; one shrunk to it gets its own pixels back). 0 turns it off.
-    # Byler's photos at half their size (dice 15-25 px): wrong values 11 -> 7 (test), 36 -> 23 (train)
+    # to small_die_target px, at most small_die_enlarge times and to no more than small_die_max_size px
+    # along its longer side. 0 turns it off. Byler's photos at half their size (dice 15-25 px): wrong
+    # values 11 -> 7 (test), 36 -> 23 (train); the same photos tiled eight to a 1280x720 frame, a far
+    # camera's view: right 1402 -> 1422 and wrong 42 -> 33 on train with a 2560-px limit (docs/dice.md)
     small_die: float = 28.0
     small_die_target: float = 40.0
     small_die_enlarge: float = 2.0
+    small_die_max_size: int = 2560
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -1058,7 +1060,7 @@ def die_scale(frame: np.ndarray, net, classifier, config: DiceConfig = DEFAULT_C
     if config.small_die > 0 and sides and float(np.median(sides)) < config.small_die and not large:
         h, w = frame.shape[:2]
         grow = min(config.small_die_enlarge, config.small_die_target / float(np.median(sides)))
-        resize = min(s0 * grow, max(1.0, config.work_size / max(h, w)))
+        resize = min(s0 * grow, max(1.0, config.small_die_max_size / max(h, w)))
         if resize > 1.05 * s0:
             return resize, None
     return 1.0, passes

@@ -202,8 +202,8 @@ def test_big_dice_in_real_photos_twice_their_size():
 
 def test_small_dice_are_read_on_an_enlarged_frame():
     """A far camera or a photo shrunk for the web: a byler photo at half its size (six dice of 15-22 px; as it is, one is read wrong), under
-    what the networks read well. The frame is enlarged first (to no more than the working size), and the
-    dice are given in its own pixels. (Drawn dice make no such test: the network, which never saw one,
+    what the networks read well. The frame is enlarged first (at most twice), and the dice are given in
+    its own pixels. (Drawn dice make no such test: the network, which never saw one,
     sizes them 15-95 % too large.)"""
     net, cls = _net(), dice_model.load_classifier("")
     root = _dataset("byler")
@@ -215,10 +215,15 @@ def test_small_dice_are_read_on_an_enlarged_frame():
     pairs, misses, false = match(label, readings)
     assert not misses and not false
     assert all(readings[j].value == label.values[i] for i, j in pairs), [(label.values[i], readings[j].value) for i, j in pairs]
-    # a frame already at the working size is not enlarged (the read would cost four times as much)
+    # a camera frame of the working size with such dice (a far camera) is enlarged too, up to
+    # small_die_max_size px along its longer side, and read in its own pixels
     canvas = np.full((720, 1280, 3), 200, np.uint8)
-    canvas[:img.shape[0], :img.shape[1]] = img
-    assert die_scale(canvas, net, cls, DEFAULT_CONFIG)[0] == 1.0
+    canvas[100:100 + img.shape[0], 500:500 + img.shape[1]] = img
+    assert 1.5 < die_scale(canvas, net, cls, DEFAULT_CONFIG)[0] <= 2.0
+    assert die_scale(canvas, net, cls, replace(DEFAULT_CONFIG, small_die_max_size=1280))[0] == 1.0
+    moved = replace(label, centres=tuple((x + 500, y + 100) for x, y in label.centres))
+    pairs, misses, false = match(moved, read_dice(canvas))
+    assert not misses and not false
 
 
 def test_dice_of_an_ordinary_size_are_read_with_the_passes_the_sizing_made():
