@@ -1,8 +1,8 @@
 """Small synthetic pictures of dice, doubling cubes and checkers, drawn with OpenCV, with ground truth.
 
 For tests and for the cases no public photo set has: cocked dice (a tilted cube: squashed top face
-plus a visible side face), a cube showing "64", checkers next to dice, and roll sequences for the
-settle detector. Deterministic for a given seed.
+plus a visible side face), a cube showing "64", checkers next to dice, printed dice icons, and roll
+sequences for the settle detector. Deterministic for a given seed.
 """
 
 from __future__ import annotations
@@ -92,6 +92,23 @@ def draw_cube(img: np.ndarray, x: float, y: float, side: float = 48.0, text: str
     scale = side / 40.0
     (tw, th), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, max(1, int(scale * 2)))
     cv2.putText(img, text, (int(x - tw / 2), int(y + th / 2)), cv2.FONT_HERSHEY_SIMPLEX, scale, (20, 20, 20), max(1, int(scale * 2)), cv2.LINE_AA)
+
+
+def draw_icon(img: np.ndarray, value: int, x: float, y: float, side: float = 40.0, angle: float = 0.0,
+              ink: tuple[int, int, int] = (20, 20, 20), width: int = 2, rounded: float = 0.15) -> None:
+    """A printed die (an icon on a score sheet, a box, a screen): a rounded square drawn in ink, with
+    dots, on whatever paper ``img`` is (not a die)."""
+    r, h = rounded * side, side / 2 - rounded * side
+    corners = []
+    for qx, qy, a0 in ((1, 1, 0), (-1, 1, 90), (-1, -1, 180), (1, -1, 270)):
+        for a in np.linspace(a0, a0 + 90, 6):
+            corners.append((qx * h + r * math.cos(math.radians(a)), qy * h + r * math.sin(math.radians(a))))
+    rot, centre = _rot(angle), np.array([x, y])
+    outline = np.array([rot @ np.array(p) + centre for p in corners])
+    cv2.polylines(img, [np.round(outline * 16).astype(np.int32)], True, ink, width, cv2.LINE_AA, shift=4)
+    for u, v in PIP_LAYOUT[value]:
+        px, py = rot @ np.array([u * side * 0.54, v * side * 0.54]) + centre
+        cv2.circle(img, (round(px * 16), round(py * 16)), round(max(1.5, side * 0.085) * 16), ink, -1, cv2.LINE_AA, shift=4)
 
 
 def draw_checker(img: np.ndarray, x: float, y: float, radius: float = 55.0, colour=(30, 30, 30), ring=(200, 200, 200)) -> None:
