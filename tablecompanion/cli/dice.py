@@ -1,4 +1,5 @@
-"""``tablecompanion dice read|eval|watch``: read dice in photos, score a labelled folder, watch a stream."""
+"""``tablecompanion dice read|eval|boards|watch``: read dice in photos, score a labelled folder, count dice
+invented on simulated boards, watch a stream."""
 
 from __future__ import annotations
 
@@ -36,6 +37,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
     e.add_argument("--value-reader", metavar="PATH", help="value reader .onnx for dice left unclear, or 'none'")
     e.set_defaults(func=_eval)
+
+    b = sub.add_parser("boards", help="count the dice read on simulated boards without dice (checkers, cube)",
+                       description="Render the simulator's boards without dice (every board style and camera, "
+                                   "checkers and the cube in play) and read each as a photo: every die reported "
+                                   "is invented. Issue 4's target is none.")
+    b.add_argument("--frames", type=int, default=60, help="boards to render (default 60)")
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--annotate", metavar="OUT_DIR", help="write the boards with dice read on them here")
+    b.add_argument("--json", action="store_true")
+    b.add_argument("--config", metavar="JSON")
+    b.set_defaults(func=_boards)
 
     w = sub.add_parser("watch", help="watch a camera / video / image folder and print roll events")
     w.add_argument("source", help="camera index, /dev/videoN, URL, video file or image folder")
@@ -126,6 +138,22 @@ def _eval(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(result.format())
+    return 0
+
+
+def _boards(args: argparse.Namespace) -> int:
+    from tablecompanion.vision.dice import DiceVisionError
+    from tablecompanion.vision.dice_boards import evaluate_boards
+
+    if args.frames < 1:
+        print("error: --frames must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        result = evaluate_boards(args.frames, args.seed, _config(args.config), args.annotate)
+    except DiceVisionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_dict()) if args.json else result.format())
     return 0
 
 

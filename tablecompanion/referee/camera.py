@@ -371,10 +371,12 @@ class DiceLocator:
         H, W = frame.shape[:2]
         # a 17-px die has 2-px pips, below what the pip finder sees: read crops enlarged
         up = int(min(4, max(1, round(c.die_px_for_reader / max(self.die_px, 1.0)))))
-        # the die's size is known from the calibration, so the reader does not size the crops again
+        # the die's size is known from the calibration, so the reader does not size the crops again; and
+        # the crops hold only what changed since the board was last seen, so a weak find called cocked is
+        # not a stack of checkers (net_weak_heat is for whole photos of a board)
         from tablecompanion.vision.dice import DEFAULT_CONFIG
 
-        config = replace(config or DEFAULT_CONFIG, big_die=0.0, small_die=0.0)
+        config = replace(config or DEFAULT_CONFIG, big_die=0.0, small_die=0.0, net_weak_heat=0.0)
         for _, x, y, bw, bh in blobs[: c.max_crops]:
             pad = c.crop_pad * die
             x0 = int(max(0, (x - pad) / c.diff_scale))

@@ -110,6 +110,11 @@ class DiceConfig:
     net_dup_frac: float = 0.3
     # a die is cocked when another find on it is this sure it is tilted, P(cocked | die) (1.01: never)
     net_neighbour_cocked: float = 0.9
+    # a find the detector is less sure of than this is a die only when the classifier reads a value on it:
+    # on the simulator's boards without dice, stacks of checkers were found at heat 0.20-0.34 and called
+    # cocked (93 of 124 false dice on 80 boards); in the photo sets no die is called cocked or unclear
+    # on a find under 0.35, and 5 false dice are (docs/dice.md). 0 turns it off.
+    net_weak_heat: float = 0.35
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
     # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
     net_pip_frac: float = 0.55
@@ -210,6 +215,7 @@ class DiceReading:
     size: float = 0.0  # side length in image pixels
     pips: tuple[tuple[float, float], ...] = field(default=(), repr=False)
     tilt: float = field(default=0.0, repr=False)  # the classifier's P(tilted | die); 0 where none looked
+    heat: float = field(default=1.0, repr=False)  # the detector's heat on the find; 1 where no detector looked
 
     def to_json(self) -> dict:
         return {
@@ -717,10 +723,10 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
         if config.combine not in ("fill", "union", "none"):
             raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
         if config.combine == "none" or (config.combine == "fill" and all(r.status != "unclear" for r in found)):
-            return found
+            return _without_weak_finds(found, config)
         pips = _read_dice(frame, replace(config, model="pips"))
         if config.combine == "fill":
-            return read_unclear(frame, fill_unclear(found, pips), config)
+            return _without_weak_finds(read_unclear(frame, fill_unclear(found, pips), config), config)
         return combine_readings(pips, found, config)
     model = None
     if config.model not in ("none", "pips"):
@@ -744,6 +750,12 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
         readings = [_rescale(r, 1.0 / scale) for r in readings]
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     return readings
+
+
+def _without_weak_finds(readings: list[DiceReading], config: DiceConfig) -> list[DiceReading]:
+    """The readings less those on a find the detector was under ``net_weak_heat`` sure of that nothing
+    read a value on (stacks of checkers called cocked on a photo of a board)."""
+    return [r for r in readings if r.status == "flat" or r.heat >= config.net_weak_heat]
 
 
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:
@@ -973,7 +985,7 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
 def _pips_of(find, chosen, config: DiceConfig) -> bool:
     """Whether every find in ``chosen`` is small beside ``find`` (a flat die the classifier is sure of) and
     lies within its top face: one of its pips, which the classifier, shown a pip alone, takes for a 1."""
-    _, x, y, side, _, cocked, sure, _ = find
+    _, x, y, side, _, cocked, sure, *_ = find
 
     def pip_like(u) -> bool:  # a pip alone shows no more than one pip, and no tilt
         one_or_unsure = int(np.argmax(u[4])) == 0 or float(np.max(u[4])) < config.net_min_value
@@ -1002,7 +1014,8 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
             sure = p_die
         else:
             values, tilt, sure = np.asarray(c.net_values), c.net_cocked, min(1.0, c.heat / 0.6)
-        scored.append((sure * min(1.0, c.heat / 0.3), c.x, c.y, c.side, values, tilt >= config.net_cocked, sure, tilt))
+        scored.append((sure * min(1.0, c.heat / 0.3), c.x, c.y, c.side, values, tilt >= config.net_cocked, sure, tilt,
+                       c.heat))
     scored.sort(key=lambda t: -t[0])
     chosen = []
     for t in scored:
@@ -1019,7 +1032,7 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
             # of a flat die sit close to its centre, and parts of a face look odd to the classifier)
             chosen[near[0]][5] = True
     readings: list[DiceReading] = []
-    for _, x, y, side, values, cocked, sure, tilt in chosen:
+    for _, x, y, side, values, cocked, sure, tilt, heat in chosen:
         value = int(np.argmax(values)) + 1
         p_value = float(values[value - 1])
         confidence = p_value * sure
@@ -1032,7 +1045,7 @@ def select_readings(candidates: list[NetCandidate], config: DiceConfig = DEFAULT
         hs = side / 2
         outline = ((x - hs, y - hs), (x + hs, y - hs), (x + hs, y + hs), (x - hs, y + hs))
         readings.append(DiceReading(value, (float(x), float(y)), outline, float(confidence), status, float(side),
-                                    tilt=float(tilt)))
+                                    tilt=float(tilt), heat=float(heat)))
     readings.sort(key=lambda r: (r.centre[0], r.centre[1]))
     return readings
 

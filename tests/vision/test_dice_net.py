@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tablecompanion.vision import dice_model
-from tablecompanion.vision.dice import (DEFAULT_CONFIG, DiceVisionError, NetCandidate, big_dice_shrink, die_scale, is_line_drawing, read_dice, read_dice_region,
+from tablecompanion.vision.dice import (DEFAULT_CONFIG, DiceVisionError, NetCandidate, _without_weak_finds, big_dice_shrink, die_scale, is_line_drawing, read_dice, read_dice_region,
                                         select_readings)
 from tablecompanion.vision.dice_eval import evaluate, load_labels, match, scaled
 from tablecompanion.vision.dice_model import DEFAULT_NET, NET_CHANNELS, load_net
@@ -310,6 +310,19 @@ def test_selection_keeps_the_most_die_like_of_finds_on_one_die():
     assert [(r.value, r.centre) for r in readings] == [(3, (100, 100))]
 
 
+def test_a_weak_find_is_a_die_only_with_a_value():
+    """A find the detector is hardly sure of (a stack of checkers on a board) is dropped when it is called
+    cocked or unclear, kept when the classifier reads a value on it; a sure find called cocked stays."""
+    weak_cocked = _cand(100, 100, heat=0.25, p_value=0.0, p_cocked=0.95)
+    weak_flat = _cand(300, 100, heat=0.25, value=4, p_value=0.95)
+    sure_cocked = _cand(500, 100, heat=0.8, p_value=0.0, p_cocked=0.95)
+    found = select_readings([weak_cocked, weak_flat, sure_cocked], DEFAULT_CONFIG)
+    assert [(r.status, round(r.heat, 2)) for r in found] == [("cocked", 0.25), ("flat", 0.25), ("cocked", 0.8)]
+    kept = _without_weak_finds(found, DEFAULT_CONFIG)
+    assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked")]
+    assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_heat=0.0)) == found
+
+
 def test_selection_keeps_two_dice_lying_apart():
     readings = select_readings([_cand(100, 100, value=6), _cand(100 + 1.6 * 30, 100, value=2)], DEFAULT_CONFIG)
     assert sorted(r.value for r in readings) == [2, 6]
@@ -388,3 +401,23 @@ def test_selection_keeps_small_dice_that_show_more_than_one_pip():
     assert [r.value for r in select_readings([pip, doubted], DEFAULT_CONFIG)] == [1]
     cocked = _cand(102, 100, side=32, p_none=0.02, value=2, p_value=0.2, p_cocked=0.7)
     assert [r.value for r in select_readings([pip, cocked], DEFAULT_CONFIG)] == [1]
+
+
+def test_boards_without_dice_are_scored(capsys):
+    """`dice boards` renders the simulator's empty boards (each camera in turn) and counts what the reader
+    reports on them; with the weak-find rule off it reports the stacks of checkers it calls cocked."""
+    import json
+
+    from tablecompanion.cli import main
+    from tablecompanion.vision.dice_boards import evaluate_boards
+
+    _net()
+    res = evaluate_boards(4, seed=0)
+    assert res.frames == 4 and set(res.by_preset) == {"top", "default", "tilted", "steep"}
+    assert res.invented == sum(res.by_status.values()) == sum(d for _, d in res.by_preset.values())
+    weak_kept = evaluate_boards(4, seed=0, config=replace(DEFAULT_CONFIG, net_weak_heat=0.0))
+    assert weak_kept.by_status["cocked"] > res.by_status["cocked"]
+    assert main(["dice", "boards", "--frames", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frames"] == 1 and {"dice_invented", "by_status", "by_board_style", "by_camera"} <= set(out)
+    assert main(["dice", "boards", "--frames", "0"]) == 2
