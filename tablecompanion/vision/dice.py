@@ -110,9 +110,10 @@ class DiceConfig:
     net_dup_frac: float = 0.3
     # a die is cocked when another find on it is this sure it is tilted, P(cocked | die) (1.01: never)
     net_neighbour_cocked: float = 0.9
-    # a find the detector is less sure of than this is a die only when the classifier reads a value on it:
-    # on the simulator's boards without dice, stacks of checkers were found at heat 0.20-0.34 and called
-    # cocked (93 of 124 false dice on 80 boards); in the photo sets no die is called cocked or unclear
+    # a find the detector is less sure of than this is a die only when something reads a value on it
+    # (the classifier, pip counting or the value reader): on 60 of the simulator's boards without dice
+    # (`dice boards`) 48 of the 57 dice invented were stacks of checkers called cocked, found at heat
+    # 0.20-0.34 (the simulator's dice: 0.39-0.97); in the photo sets no die is called cocked or unclear
     # on a find under 0.35, and 5 false dice are (docs/dice.md). 0 turns it off.
     net_weak_heat: float = 0.35
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
