@@ -114,7 +114,8 @@ class DiceConfig:
     # (the classifier, pip counting or the value reader): on 60 of the simulator's boards without dice
     # (`dice boards`) 48 of the 57 dice invented were stacks of checkers called cocked, found at heat
     # 0.20-0.34 (the simulator's dice: 0.39-0.97); in the photo sets no die is called cocked or unclear
-    # on a find under 0.35, and 5 false dice are (docs/dice.md). 0 turns it off.
+    # on a find under 0.35, and 5 false dice are (docs/dice.md). Nor is a 1 read on such a find (7 of the
+    # 9 left on those boards: a red checker's moulded centre; in the photo sets one false die). 0: off.
     net_weak_heat: float = 0.35
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
     # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
@@ -755,8 +756,9 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
 
 def _without_weak_finds(readings: list[DiceReading], config: DiceConfig) -> list[DiceReading]:
     """The readings less those on a find the detector was under ``net_weak_heat`` sure of that nothing
-    read a value on (stacks of checkers called cocked on a photo of a board)."""
-    return [r for r in readings if r.status == "flat" or r.heat >= config.net_weak_heat]
+    read a value on (stacks of checkers called cocked on a photo of a board), or that read as a 1: one
+    round spot on a face is the least a die can show, and a checker's moulded centre shows as much."""
+    return [r for r in readings if r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1)]
 
 
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:

@@ -312,14 +312,17 @@ def test_selection_keeps_the_most_die_like_of_finds_on_one_die():
 
 def test_a_weak_find_is_a_die_only_with_a_value():
     """A find the detector is hardly sure of (a stack of checkers on a board) is dropped when it is called
-    cocked or unclear, kept when the classifier reads a value on it; a sure find called cocked stays."""
+    cocked or unclear or read as a 1, kept when the classifier reads another value on it; sure finds stay."""
     weak_cocked = _cand(100, 100, heat=0.25, p_value=0.0, p_cocked=0.95)
     weak_flat = _cand(300, 100, heat=0.25, value=4, p_value=0.95)
     sure_cocked = _cand(500, 100, heat=0.8, p_value=0.0, p_cocked=0.95)
-    found = select_readings([weak_cocked, weak_flat, sure_cocked], DEFAULT_CONFIG)
-    assert [(r.status, round(r.heat, 2)) for r in found] == [("cocked", 0.25), ("flat", 0.25), ("cocked", 0.8)]
+    weak_one = _cand(700, 100, heat=0.25, value=1, p_value=0.95)  # a checker's moulded centre
+    sure_one = _cand(900, 100, heat=0.8, value=1, p_value=0.95)
+    found = select_readings([weak_cocked, weak_flat, sure_cocked, weak_one, sure_one], DEFAULT_CONFIG)
+    assert [(r.status, round(r.heat, 2)) for r in found] == [("cocked", 0.25), ("flat", 0.25), ("cocked", 0.8),
+                                                             ("flat", 0.25), ("flat", 0.8)]
     kept = _without_weak_finds(found, DEFAULT_CONFIG)
-    assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked")]
+    assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked"), (900, "flat")]
     assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_heat=0.0)) == found
 
 
