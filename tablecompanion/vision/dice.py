@@ -774,14 +774,9 @@ def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig 
     side = float(reading.size) if reading.size > 0 else float(np.ptp(np.asarray(reading.outline)[:, 0]))
     if side < 4:
         return False
-    x, y = reading.centre
     r = int(math.ceil(1.1 * side)) + 2
-    h, w = frame.shape[:2]
-    x0, y0, x1, y1 = int(x) - r, int(y) - r, int(x) + r + 1, int(y) + r + 1
-    if x1 <= 0 or y1 <= 0 or x0 >= w or y0 >= h:
-        return False
-    crop = cv2.copyMakeBorder(frame[max(0, y0):min(h, y1), max(0, x0):min(w, x1)], max(0, -y0), max(0, y1 - h),
-                              max(0, -x0), max(0, x1 - w), cv2.BORDER_REPLICATE)
+    # whole-pixel centre: a copy of the frame's pixels, edges replicated (as crop_for_classifier cuts)
+    crop = cv2.getRectSubPix(frame, (2 * r + 1, 2 * r + 1), tuple(float(int(c)) for c in reading.centre))
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
     k = max(3, int(round(0.5 * side)) | 1)
     ink = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
