@@ -166,6 +166,14 @@ class RollReaderConfig:
     tilt_net_flat_checker: float = 0.30
     tilt_net_cocked: float = 0.95
     tilt_net_cocked_median: bool = True  # ... on the median of the net's four views (off: their mean)
+    # ... and between tilt_net_unsure and tilt_net_cocked (the same median) the net is not sure it lies flat:
+    # unclear, its value put to the players, who see whether it lies flat. Chosen on 12242 dice of renders
+    # the shipped net was not trained on (thirty-seventh session's shards, steep cameras and black dice
+    # weighted; docs/roll-verdicts.md): of the 6154 flat and 295 tilted dice every other rule read flat in
+    # the 9925 of seeds 58000-61144, at 0.25 21 flat ones go to the players (0.34 %) and 290 tilted ones are
+    # not accepted (261 at 0.95 alone); lower, 0.15 takes 21 flat dice more for 1 tilted one. On the 2317
+    # of seeds 55000-56066, not used to choose: 5 of 1404 flat, 91 of 94 tilted (79 at 0.95). Above 1: never
+    tilt_net_unsure: float = 0.25
     # a die called tilted only for its body beyond a flat outline, by at most this (mm^2), is measured again on
     # the mean of the still frames of its rest (the watcher's debounce): a flat die's noise, a flickering
     # lamp's band, averages out there, a tilted die's side face does not (0: no second look)
@@ -340,8 +348,8 @@ class DieSeen:
     reason: str = ""  # why cocked / unclear: "resting on a checker", "tilted", "unreadable"
     reading: DiceReading | None = field(default=None, repr=False)
     features: dict = field(default_factory=dict, repr=False)
-    # the value a die read flat shows when only what it touches keeps it from counting: a person who sees
-    # it lie flat can take the roll instead of re-rolling (``RollReader.proposal_for``)
+    # the value a die read flat shows when only what it touches, or the tilt net's doubt, keeps it from
+    # counting: a person who sees it lie flat can take the roll instead of re-rolling (``RollReader.proposal_for``)
     proposed: int | None = None
 
     def as_reading(self) -> DiceReading:
@@ -354,6 +362,7 @@ class DieSeen:
 
 _BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
 _NET_TILTED = "tilted (the tilt net sees it so)"
+_NET_UNSURE = "it may be tilted: the tilt net is not sure it lies flat"
 # the doubts the tilt net's "flat" answers: a die at the bar's edge may lie across the bar (where it lies,
 # not how), and one touching the other die may be on it
 _NET_LIFTS = ("a checker", "the board's edge")
@@ -399,7 +408,8 @@ class RollReading:
 
 
 def propose(dice: Sequence[DieSeen], expected: int = 2, opening: bool = False) -> tuple[int, ...] | None:
-    """The roll ``dice`` show if those unclear only for what they touch lie flat (``DieSeen.proposed``),
+    """The roll ``dice`` show if those unclear only for what they touch (or the tilt net's doubt) lie flat
+    (``DieSeen.proposed``),
     when every other die is flat, read and placed right; None otherwise, and for ``opening`` dice that are
     equal (a tie is rolled again whether the die leans or not)."""
     if len(dice) != expected or not any(d.proposed for d in dice):
@@ -1321,6 +1331,16 @@ class RollReader:
         p = f.get("tilt_p_median", f["tilt_p"]) if c.tilt_net_cocked_median else f["tilt_p"]
         return p >= c.tilt_net_cocked
 
+    def _net_unsure(self, frame: np.ndarray | None, f: dict) -> bool:
+        """Whether the tilt net, asked about a die every other rule read flat, is between sure it lies flat
+        and sure it is tilted: the median of its four views at ``tilt_net_unsure`` (below ``tilt_net_cocked``,
+        where it calls the die cocked). A die tilted about the camera's line of sight keeps a flat die's
+        outline, and the net is the only witness: where it hesitates a person looks (the roll to confirm)."""
+        c = self.config
+        if c.tilt_net_unsure > 1.0 or self._tilt_p(frame, f) is None:
+            return False
+        return f.get("tilt_p_median", f["tilt_p"]) >= c.tilt_net_unsure
+
     def _net_clears_body(self, frame: np.ndarray | None, f: dict) -> bool:
         """Whether a die's body beyond its flat outline is little enough for one frame's noise (the second
         look's band, ``second_look_mm2``; a side face read as the top leaves 85-110 mm^2) and the tilt net is
@@ -1685,10 +1705,12 @@ class RollReader:
                     doubts = supports
                 if doubts:
                     status, reason = "unclear", f"touching {doubts[0]}: it may lean on it"
+            elif self._net_unsure(frame, f):
+                status, reason = "unclear", _NET_UNSURE
         elif status == "cocked" and not reason:
             reason = "tilted"
         value = d.value if status == "flat" else None
-        proposed = d.value if status == "unclear" and reason.startswith("touching ") else None
+        proposed = d.value if status == "unclear" and (reason.startswith("touching ") or reason == _NET_UNSURE) else None
         reading = d.reading
         if reading is not None:
             reading = replace(reading, value=value, status=status)

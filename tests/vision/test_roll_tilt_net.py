@@ -313,3 +313,39 @@ def test_the_net_calls_cocked_on_its_views_median_and_vouches_on_their_mean():
     assert reader._net_calls_cocked(img, dict(split))
     reader.config = replace(reader.config, tilt_net_cocked_median=False)
     assert not reader._net_calls_cocked(img, dict(split))
+
+
+@needs_net
+@pytest.mark.parametrize("seed,index", [(0, 49), (15, 273)])
+def test_a_tilt_the_net_is_unsure_of_is_put_to_the_players_not_accepted(seed, index):
+    """`roll eval`'s two open-space tilts under the steep camera that every rule accepted until the thirty-ninth
+    session: seed 0's case 49 (a black 1 tilted 25 degrees, P 0.88) and seed 15's 273 (a 3 tilted 19 degrees,
+    P 0.39). The net is not sure enough to call them cocked (tilt_net_cocked), but between tilt_net_unsure and
+    it the die is unclear and its value goes to the players, who can see it lean."""
+    case, ref, img, truth, scene = _case(seed, index, window_glint=None)
+    assert case.kind == "cocked"
+    _, old = _read(case, ref, img, scene, tilt_net_unsure=2.0)
+    assert old.verdict == "valid", old.reason
+    reader, rr = _read(case, ref, img, scene)
+    assert rr.verdict == "unclear" and "tilt net is not sure" in rr.reason, rr.reason
+    tilted = next(t for t in truth["dice"] if t["state"] == "cocked")
+    die = _die_at(rr, tilted)
+    assert die.status == "unclear" and die.value is None and die.proposed == tilted["top_value"]
+    assert reader.config.tilt_net_unsure <= die.features["tilt_p_median"] < reader.config.tilt_net_cocked
+    assert sorted(rr.proposal) == sorted(t["top_value"] for t in truth["dice"])
+
+
+@needs_net
+def test_the_net_is_unsure_between_its_two_thresholds_on_the_median():
+    """The band is the median's, as the cocked call: below tilt_net_unsure the die is flat, from it up to
+    tilt_net_cocked unsure, from there cocked (not unsure); above 1 the band is off."""
+    case, ref, img, truth, scene = _case(0, 49, window_glint=None)
+    reader, _ = _read(case, ref, img, scene)
+    c = reader.config
+    f = lambda mean, median: {"g_centre_mm": (0.0, 0.0), "tilt_p": mean, "tilt_p_median": median}  # noqa: E731
+    assert not reader._net_unsure(img, f(0.5, c.tilt_net_unsure - 0.01))
+    assert reader._net_unsure(img, f(0.1, c.tilt_net_unsure))
+    assert reader._net_unsure(img, f(0.99, c.tilt_net_cocked - 0.01))
+    assert reader._net_calls_cocked(img, f(0.99, c.tilt_net_cocked))
+    reader.config = replace(c, tilt_net_unsure=2.0)
+    assert not reader._net_unsure(img, f(0.5, 0.5))
