@@ -376,7 +376,8 @@ class DiceLocator:
         # not a stack of checkers (net_weak_heat is for whole photos of a board)
         from tablecompanion.vision.dice import DEFAULT_CONFIG
 
-        config = replace(config or DEFAULT_CONFIG, big_die=0.0, small_die=0.0, net_weak_heat=0.0)
+        config = replace(config or DEFAULT_CONFIG, big_die=0.0, small_die=0.0, net_weak_heat=0.0,
+                         net_weak_cocked_heat=0.0)
         for _, x, y, bw, bh in blobs[: c.max_crops]:
             pad = c.crop_pad * die
             x0 = int(max(0, (x - pad) / c.diff_scale))

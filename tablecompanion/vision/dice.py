@@ -117,6 +117,12 @@ class DiceConfig:
     # on a find under 0.35, and 5 false dice are (docs/dice.md). Nor is a 1 read on such a find (7 of the
     # 9 left on those boards: a red checker's moulded centre; in the photo sets one false die). 0: off.
     net_weak_heat: float = 0.35
+    # ... and a die called cocked wants a find at least this sure (0: off). Of the cocked calls on the
+    # simulator's roll frames (seed 0, 80 throws), the 5 on tilted dice were on finds of 0.47-0.72, the 27
+    # on no die (stacks of checkers) of 0.20-0.44; on seeds 0 and 1's boards without dice the 8 cocked left
+    # by net_weak_heat were 0.35-0.43; in the photo sets every cocked call is on a find of 0.53 or more. A
+    # cocked die so dropped leaves a roll one die short: void all the same
+    net_weak_cocked_heat: float = 0.45
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
     # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
     net_pip_frac: float = 0.55
@@ -757,8 +763,11 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
 def _without_weak_finds(readings: list[DiceReading], config: DiceConfig) -> list[DiceReading]:
     """The readings less those on a find the detector was under ``net_weak_heat`` sure of that nothing
     read a value on (stacks of checkers called cocked on a photo of a board), or that read as a 1: one
-    round spot on a face is the least a die can show, and a checker's moulded centre shows as much."""
-    return [r for r in readings if r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1)]
+    round spot on a face is the least a die can show, and a checker's moulded centre shows as much; and a
+    die called cocked on a find under ``net_weak_cocked_heat``."""
+    return [r for r in readings
+            if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1))
+            and (r.status != "cocked" or r.heat >= config.net_weak_cocked_heat)]
 
 
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:

@@ -323,7 +323,21 @@ def test_a_weak_find_is_a_die_only_with_a_value():
                                                              ("flat", 0.25), ("flat", 0.8)]
     kept = _without_weak_finds(found, DEFAULT_CONFIG)
     assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked"), (900, "flat")]
-    assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_heat=0.0)) == found
+    assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_heat=0.0, net_weak_cocked_heat=0.0)) == found
+
+
+def test_a_die_called_cocked_wants_a_surer_find():
+    """Stacks of checkers called cocked were found at heat 0.35-0.44 on the simulator's boards, tilted dice at
+    0.47 or more: a cocked call on a find under net_weak_cocked_heat is dropped, a value read there is kept."""
+    heat = (DEFAULT_CONFIG.net_weak_heat + DEFAULT_CONFIG.net_weak_cocked_heat) / 2
+    stack = _cand(100, 100, heat=heat, p_value=0.0, p_cocked=0.95)
+    flat = _cand(300, 100, heat=heat, value=5, p_value=0.95)
+    tilted = _cand(500, 100, heat=DEFAULT_CONFIG.net_weak_cocked_heat + 0.02, p_value=0.0, p_cocked=0.95)
+    found = select_readings([stack, flat, tilted], DEFAULT_CONFIG)
+    assert [r.status for r in found] == ["cocked", "flat", "cocked"]
+    kept = _without_weak_finds(found, DEFAULT_CONFIG)
+    assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked")]
+    assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_cocked_heat=0.0)) == found
 
 
 def test_selection_keeps_two_dice_lying_apart():
@@ -418,7 +432,7 @@ def test_boards_without_dice_are_scored(capsys):
     res = evaluate_boards(4, seed=0)
     assert res.frames == 4 and set(res.by_preset) == {"top", "default", "tilted", "steep"}
     assert res.invented == sum(res.by_status.values()) == sum(d for _, d in res.by_preset.values())
-    weak_kept = evaluate_boards(4, seed=0, config=replace(DEFAULT_CONFIG, net_weak_heat=0.0))
+    weak_kept = evaluate_boards(4, seed=0, config=replace(DEFAULT_CONFIG, net_weak_heat=0.0, net_weak_cocked_heat=0.0))
     assert weak_kept.by_status["cocked"] > res.by_status["cocked"]
     assert main(["dice", "boards", "--frames", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
