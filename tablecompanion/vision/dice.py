@@ -123,6 +123,11 @@ class DiceConfig:
     # by net_weak_heat were 0.35-0.43; in the photo sets every cocked call is on a find of 0.53 or more. A
     # cocked die so dropped leaves a roll one die short: void all the same
     net_weak_cocked_heat: float = 0.45
+    # ... and a value read on a find under net_weak_heat stands only when the value reader reads the same
+    # (False: off). On the simulator's boards without dice the flat 2s left (two stacked checkers, 0.6-0.73
+    # sure) the value reader reads as 1s; of the photo sets' 10 flat readings on such finds it reads the 4
+    # right ones and the 4 false dice alike, and the 2 wrong ones otherwise (docs/dice.md)
+    net_weak_value_check: bool = True
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
     # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
     net_pip_frac: float = 0.55
@@ -731,10 +736,10 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
         if config.combine not in ("fill", "union", "none"):
             raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
         if config.combine == "none" or (config.combine == "fill" and all(r.status != "unclear" for r in found)):
-            return _without_weak_finds(found, config)
+            return _without_weak_finds(found, config, frame)
         pips = _read_dice(frame, replace(config, model="pips"))
         if config.combine == "fill":
-            return _without_weak_finds(read_unclear(frame, fill_unclear(found, pips), config), config)
+            return _without_weak_finds(read_unclear(frame, fill_unclear(found, pips), config), config, frame)
         return combine_readings(pips, found, config)
     model = None
     if config.model not in ("none", "pips"):
@@ -760,14 +765,27 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
     return readings
 
 
-def _without_weak_finds(readings: list[DiceReading], config: DiceConfig) -> list[DiceReading]:
+def _without_weak_finds(readings: list[DiceReading], config: DiceConfig,
+                        frame: np.ndarray | None = None) -> list[DiceReading]:
     """The readings less those on a find the detector was under ``net_weak_heat`` sure of that nothing
     read a value on (stacks of checkers called cocked on a photo of a board), or that read as a 1: one
     round spot on a face is the least a die can show, and a checker's moulded centre shows as much; and a
-    die called cocked on a find under ``net_weak_cocked_heat``."""
-    return [r for r in readings
+    die called cocked on a find under ``net_weak_cocked_heat``. With ``frame`` (and
+    ``net_weak_value_check``), a value read on a weak find must be the value reader's too: two stacked
+    checkers are a "2" to the classifier, one round spot to the value reader."""
+    kept = [r for r in readings
             if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1))
             and (r.status != "cocked" or r.heat >= config.net_weak_cocked_heat)]
+    weak = [r for r in kept if r.heat < config.net_weak_heat]
+    if not weak or frame is None or not config.net_weak_value_check or config.value_reader == "none":
+        return kept
+    from tablecompanion.vision.dice_model import load_value_reader
+
+    reader = load_value_reader(config.value_reader)
+    if reader is None:
+        return kept
+    return [r for r in kept if r.heat >= config.net_weak_heat
+            or int(np.argmax(reader.read(frame, r.centre[0], r.centre[1], r.size))) + 1 == r.value]
 
 
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:

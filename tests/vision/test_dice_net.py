@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tablecompanion.vision import dice_model
-from tablecompanion.vision.dice import (DEFAULT_CONFIG, DiceVisionError, NetCandidate, _without_weak_finds, big_dice_shrink, die_scale, is_line_drawing, read_dice, read_dice_region,
+from tablecompanion.vision.dice import (DEFAULT_CONFIG, DiceReading, DiceVisionError, NetCandidate, _without_weak_finds, big_dice_shrink, die_scale, is_line_drawing, read_dice, read_dice_region,
                                         select_readings)
 from tablecompanion.vision.dice_eval import evaluate, load_labels, match, scaled
 from tablecompanion.vision.dice_model import DEFAULT_NET, NET_CHANNELS, load_net
@@ -338,6 +338,22 @@ def test_a_die_called_cocked_wants_a_surer_find():
     kept = _without_weak_finds(found, DEFAULT_CONFIG)
     assert [(r.centre[0], r.status) for r in kept] == [(300, "flat"), (500, "cocked")]
     assert _without_weak_finds(found, replace(DEFAULT_CONFIG, net_weak_cocked_heat=0.0)) == found
+
+
+def test_a_value_on_a_weak_find_must_be_the_value_readers_too():
+    """Two stacked checkers are a "2" to the classifier on a weak find; the value reader, asked about the same
+    place, reads a single round spot. A value read on a weak find stands only when the value reader agrees;
+    a sure find keeps its value whatever the value reader says."""
+    img = table(seed=3)
+    draw_die(img, DieSpec(5, 300, 300, 44, 10))
+    weak = DiceReading(5, (300.0, 300.0), (), 0.9, "flat", 44.0, heat=0.2)
+    assert _without_weak_finds([weak], DEFAULT_CONFIG, img) == [weak]
+    misread = replace(weak, value=2)
+    assert _without_weak_finds([misread], DEFAULT_CONFIG, img) == []
+    assert _without_weak_finds([misread], DEFAULT_CONFIG) == [misread]  # no frame: no second read
+    assert _without_weak_finds([misread], replace(DEFAULT_CONFIG, net_weak_value_check=False), img) == [misread]
+    sure = replace(misread, heat=0.9)
+    assert _without_weak_finds([sure], DEFAULT_CONFIG, img) == [sure]
 
 
 def test_selection_keeps_two_dice_lying_apart():
