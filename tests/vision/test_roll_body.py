@@ -94,7 +94,7 @@ def test_a_die_tilted_in_open_space_on_its_own_colour_is_cocked(index):
     roll was read; the body model sees it beyond a flat die's outline. Measured without the tilt net's call
     "cocked" (since the thirty-fifth session's net it calls case 114 so too), which comes after the body."""
     case = replace(make_cases(index + 1, 11)[index], kind="cocked")
-    old, _ = _read(case, body_model=None, tilt_net_cocked=2.0)
+    old, _ = _read(case, body_model=None, tilt_net_cocked=2.0, tilt_net_unsure=2.0)
     assert old.verdict == "valid", old.reason
     rr, truth = _read(case)
     assert rr.verdict == "void" and "cocked" in rr.reason, rr.reason
@@ -124,7 +124,7 @@ def test_a_black_1_read_as_a_2_by_its_side_face_is_no_longer_accepted():
     re-roll, not a wrong value."""
     case = make_cases(272, 34)[271]
     assert case.kind == "flat" and case.preset == "steep" and case.dice_style == "black-white-pips"
-    old, truth = _read(case, body_model=None)
+    old, truth = _read(case, body_model=None, tilt_net_unsure=2.0)
     assert old.verdict == "valid" and sorted(old.values) != sorted(d["top_value"] for d in truth["dice"])
     rr, _ = _read(case)
     assert rr.verdict != "valid", rr.reason

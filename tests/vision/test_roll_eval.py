@@ -141,7 +141,7 @@ def test_a_die_leaning_on_the_rail_read_through_the_true_lens_is_within_the_rail
     seen = {}
     for reach, body_model in ((0.7, None), (RollReaderConfig().rail_touch_mm, None), (0.7, "")):
         evaluate(cases=[case], lens="true", config=RollReaderConfig(rail_touch_mm=reach, body_model=body_model,
-                                                                    tilt_net_cocked=2.0),
+                                                                    tilt_net_cocked=2.0, tilt_net_unsure=2.0),
                  progress=lambda c, rr, truth: seen.setdefault((reach, body_model), (rr, truth)))
     (before, truth), (now, _) = seen[0.7, None], seen[RollReaderConfig().rail_touch_mm, None]
     assert "against-edge" in [d["state"] for d in truth["dice"]]

@@ -210,7 +210,7 @@ def test_a_die_tilted_in_open_space_that_the_outline_passes_is_called_tilted_by_
     (P >= tilt_net_cocked, 0.95), and the roll is void."""
     case, ref, img, truth, scene = _case(0, index, window_glint=None)
     assert case.kind == "cocked"
-    _, old = _read(case, ref, img, scene, tilt_net_cocked=2.0)
+    _, old = _read(case, ref, img, scene, tilt_net_cocked=2.0, tilt_net_unsure=2.0)
     assert old.verdict == "valid", old.reason
     _, rr = _read(case, ref, img, scene)
     assert rr.verdict == "void" and "tilt net" in rr.reason, rr.reason
