@@ -362,7 +362,7 @@ class DieSeen:
 
 _BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
 _NET_TILTED = "tilted (the tilt net sees it so)"
-_NET_UNSURE = "it may be tilted: the tilt net is not sure it lies flat"
+_NET_UNSURE = "it may be tilted: the camera cannot tell that it lies flat"  # the tilt net is unsure
 # the doubts the tilt net's "flat" answers: a die at the bar's edge may lie across the bar (where it lies,
 # not how), and one touching the other die may be on it
 _NET_LIFTS = ("a checker", "the board's edge")
