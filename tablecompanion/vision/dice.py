@@ -118,7 +118,7 @@ class DiceConfig:
     # 9 left on those boards: a red checker's moulded centre; in the photo sets one false die). 0: off.
     net_weak_heat: float = 0.35
     # ... and a die called cocked wants a find at least this sure (0: off). Of the cocked calls on the
-    # simulator's roll frames (seed 0, 80 throws), the 5 on tilted dice were on finds of 0.47-0.72, the 27
+    # simulator's roll frames (seed 0, 80 throws), the 5 on tilted dice were on finds of 0.47-0.72, the 29
     # on no die (stacks of checkers) of 0.20-0.44; on seeds 0 and 1's boards without dice the 8 cocked left
     # by net_weak_heat were 0.35-0.43; in the photo sets every cocked call is on a find of 0.53 or more. A
     # cocked die so dropped leaves a roll one die short: void all the same

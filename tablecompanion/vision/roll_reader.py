@@ -409,9 +409,8 @@ class RollReading:
 
 def propose(dice: Sequence[DieSeen], expected: int = 2, opening: bool = False) -> tuple[int, ...] | None:
     """The roll ``dice`` show if those unclear only for what they touch (or the tilt net's doubt) lie flat
-    (``DieSeen.proposed``),
-    when every other die is flat, read and placed right; None otherwise, and for ``opening`` dice that are
-    equal (a tie is rolled again whether the die leans or not)."""
+    (``DieSeen.proposed``), when every other die is flat, read and placed right; None otherwise, and for
+    ``opening`` dice that are equal (a tie is rolled again whether the die leans or not)."""
     if len(dice) != expected or not any(d.proposed for d in dice):
         return None
     values = []

@@ -318,7 +318,7 @@ def test_the_net_calls_cocked_on_its_views_median_and_vouches_on_their_mean():
 @needs_net
 @pytest.mark.parametrize("seed,index", [(0, 49), (15, 273)])
 def test_a_tilt_the_net_is_unsure_of_is_put_to_the_players_not_accepted(seed, index):
-    """`roll eval`'s two open-space tilts under the steep camera that every rule accepted until the thirty-ninth
+    """`roll eval`'s two open-space tilts under the steep camera that every rule accepted until the fortieth
     session: seed 0's case 49 (a black 1 tilted 25 degrees, P 0.88) and seed 15's 273 (a 3 tilted 19 degrees,
     P 0.39). The net is not sure enough to call them cocked (tilt_net_cocked), but between tilt_net_unsure and
     it the die is unclear and its value goes to the players, who can see it lean."""
