@@ -180,6 +180,7 @@ class DiceConfig:
     drawing_max_step: float = 12.0
     drawing_min_side: float = 0.35  # the closed-off face's side, in the reading's side (not the gaps of a 6)
     drawing_min_ink: float = 40.0  # how much darker (Lab L) the outline is than the face inside it
+    drawing_light_ink: bool = True  # ... and light lines on dark paper, the same with lightness turned over
     # die-sized blobs of foreground as extra candidates for the learned check (see die_blobs)
     blob_candidates: bool = True
     blob_downscale: int = 4
@@ -797,7 +798,8 @@ def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig 
     and they read most of them (2216 of 2430 drawn icons of 18-70 px). Dark lines and dots are found by a
     black-hat of half the die's side; the light region around the centre must be closed off by them
     within 1.1 sides, at least ``drawing_min_side`` of a side across (not the gap between a 6's pips), and
-    of the colour outside it (``drawing_max_step``)."""
+    of the colour outside it (``drawing_max_step``). Light lines on dark paper (``drawing_light_ink``) are
+    the same drawing with lightness turned over."""
     side = float(reading.size) if reading.size > 0 else float(np.ptp(np.asarray(reading.outline)[:, 0]))
     if side < 4:
         return False
@@ -805,18 +807,29 @@ def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig 
     # whole-pixel centre: a copy of the frame's pixels, edges replicated (as crop_for_classifier cuts)
     crop = cv2.getRectSubPix(frame, (2 * r + 1, 2 * r + 1), tuple(float(int(c)) for c in reading.centre))
     lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+    if _drawn_in_dark_ink(lab, r, side, config):
+        return True
+    if not config.drawing_light_ink:
+        return False
+    lab[..., 0] = 255.0 - lab[..., 0]
+    return _drawn_in_dark_ink(lab, r, side, config)
+
+
+def _drawn_in_dark_ink(lab: np.ndarray, r: int, side: float, config: DiceConfig) -> bool:
+    """:func:`is_line_drawing` for dark lines on light paper, on the Lab crop ``lab`` (float) centred at
+    (``r``, ``r``)."""
     k = max(3, int(round(0.5 * side)) | 1)
     ink = cv2.morphologyEx(lab[..., 0], cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     paper = (ink <= max(15.0, 0.2 * float(ink.max()))).astype(np.uint8)
     _, regions = cv2.connectedComponents(paper, connectivity=4)
-    yy, xx = np.mgrid[:crop.shape[0], :crop.shape[1]]
+    yy, xx = np.mgrid[:lab.shape[0], :lab.shape[1]]
     dist = np.hypot(xx - r, yy - r)
     labels, counts = np.unique(regions[(dist < 0.3 * side) & (paper > 0)], return_counts=True)
     if not len(labels):
         return False
     face = (regions == labels[np.argmax(counts)]).astype(np.uint8)
     ys, xs = np.nonzero(face)
-    if xs.min() == 0 or ys.min() == 0 or xs.max() == crop.shape[1] - 1 or ys.max() == crop.shape[0] - 1:
+    if xs.min() == 0 or ys.min() == 0 or xs.max() == lab.shape[1] - 1 or ys.max() == lab.shape[0] - 1:
         return False  # not closed off within 1.1 sides
     contours, _ = cv2.findContours(face, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     outline = max(contours, key=cv2.contourArea)

@@ -124,15 +124,15 @@ def test_die_among_cubes_and_checkers_is_the_only_die():
     assert math.dist(readings[0].centre, (450, 450)) < 6
 
 
-def _icon_sheet(seed: int, sizes=(30, 44, 60)) -> np.ndarray:
+def _icon_sheet(seed: int, sizes=(30, 44, 60), paper=(235, 232, 228),
+                inks=((20, 20, 20), (120, 40, 20), (30, 30, 170))) -> np.ndarray:
     """A photographed sheet of printed dice icons: paper with a lighting gradient, inks of three colours,
     turned icons, a little blur, noise and JPEG."""
     rng = np.random.default_rng(seed)
     img = np.zeros((720, 1280, 3), np.float32)
-    img[:] = (235, 232, 228)
+    img[:] = paper
     img *= 1 + 0.08 * np.linspace(-1, 1, 1280)[None, :, None]
     img = np.clip(img, 0, 255).astype(np.uint8)
-    inks = [(20, 20, 20), (120, 40, 20), (30, 30, 170)]
     for row, side in enumerate(sizes):
         for value in range(1, 7):
             draw_icon(img, value, 110 + 200 * (value - 1), 130 + 230 * row, side, float(rng.uniform(0, 45)),
@@ -149,6 +149,21 @@ def test_printed_dice_icons_give_no_die():
     img = _icon_sheet(7)
     assert len(read_dice(img, replace(DEFAULT_CONFIG, drawing_max_step=0.0))) >= 12
     assert read_dice(img) == []
+
+
+def test_light_icons_on_dark_paper_give_no_die():
+    """White, cream and gold lines on black paper (a dice box, a dark score card): the same drawing with
+    lightness turned over, and no die either; a black die with white pips on a dark table beside one stays."""
+    _net()
+    img = _icon_sheet(9, paper=(28, 28, 28), inks=((240, 240, 240), (190, 225, 240), (60, 200, 230)))
+    assert len(read_dice(img, replace(DEFAULT_CONFIG, drawing_light_ink=False))) >= 12
+    assert read_dice(img) == []
+    img = table(seed=4, colour=(30, 30, 30))
+    draw_icon(img, 4, 400, 360, 44, 10, ink=(235, 235, 235))
+    draw_die(img, DieSpec(2, 800, 360, 44, 25, face=(30, 30, 30), pip=(240, 240, 240)))
+    readings = read_dice(img)
+    assert [(r.value, r.status) for r in readings] == [(2, "flat")]
+    assert math.dist(readings[0].centre, (800, 360)) < 6
 
 
 def test_die_beside_a_printed_icon_is_read():
