@@ -777,16 +777,22 @@ def _without_weak_finds(readings: list[DiceReading], config: DiceConfig,
     kept = [r for r in readings
             if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1))
             and (r.status != "cocked" or r.heat >= config.net_weak_cocked_heat)]
-    weak = [r for r in kept if r.heat < config.net_weak_heat]
-    if not weak or frame is None or not config.net_weak_value_check or config.value_reader == "none":
+    if frame is None or not config.net_weak_value_check or all(r.heat >= config.net_weak_heat for r in kept):
         return kept
-    from tablecompanion.vision.dice_model import load_value_reader
-
-    reader = load_value_reader(config.value_reader)
+    reader = _value_reader(config)
     if reader is None:
         return kept
     return [r for r in kept if r.heat >= config.net_weak_heat
             or int(np.argmax(reader.read(frame, r.centre[0], r.centre[1], r.size))) + 1 == r.value]
+
+
+def _value_reader(config: DiceConfig):
+    """The value reader ``config`` names (``dice_model.DiceValueReader``), or None: "none", or none shipped."""
+    if config.value_reader == "none":
+        return None
+    from tablecompanion.vision.dice_model import load_value_reader
+
+    return load_value_reader(config.value_reader)
 
 
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:
@@ -873,11 +879,9 @@ def read_unclear(frame: np.ndarray, readings: list[DiceReading], config: DiceCon
     shipped or named: a value when it is ``value_min`` sure and the classifier saw no tilt. The classifier
     is trained on dice shrunk to 14 px and hedges on small dark dice with coloured pips; the value reader
     looks closer at dice already known to be dice."""
-    if config.value_reader == "none" or all(r.status != "unclear" or r.tilt >= config.value_max_tilt for r in readings):
+    if all(r.status != "unclear" or r.tilt >= config.value_max_tilt for r in readings):
         return readings
-    from tablecompanion.vision.dice_model import load_value_reader
-
-    reader = load_value_reader(config.value_reader)
+    reader = _value_reader(config)
     if reader is None:
         return readings
     out = []

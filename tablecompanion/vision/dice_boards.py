@@ -66,7 +66,6 @@ def evaluate_boards(frames: int = 60, seed: int = 0, config: DiceConfig | None =
     """Read ``frames`` empty boards: positions drawn from ``seed``, every camera preset with every board
     style in turn (``roll_eval.render_case``)."""
     import cv2
-
     import numpy as np
 
     from tablecompanion.vision.dice import annotate
