@@ -50,7 +50,7 @@ from tablecompanion.vision.dice_model import CLS_CONTEXT, CLS_SIZE  # noqa: E402
 CLASSES = 8  # 0 no die, 1..6 value, 7 cocked
 UNIT = 32  # a die's side in a canonical patch, px
 PATCH = 3 * UNIT  # canonical patch side, px
-KIND_NAMES = ["labelled", "detector-on-die", "hard-negative", "beside-die", "sim", "drawn"]
+KIND_NAMES = ["labelled", "detector-on-die", "hard-negative", "beside-die", "sim", "drawn", "board-find"]
 
 
 # ------------------------------------------------------------------------------------------ patches
@@ -157,6 +157,30 @@ def sim_source(path: str, rng: np.random.Generator):
     return list(zip(z["patches"], z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
 
 
+def board_patches(n: int, seed: int, detector, min_heat: float = 0.2) -> list:
+    """The detector's finds on ``n`` simulated boards with no dice (``dice_boards``' renders, drawn from
+    ``seed``): stacks of checkers, the cube, the rails, the points' tips. Every one is "no die". The photo
+    sets show no board, and a random board window (``sim_patches``) is rarely where the detector looks;
+    these are the places it does, so the classifier learns to turn down the finds it will be shown.
+    Choose ``seed`` away from the seeds ``tablecompanion dice boards`` is measured on."""
+    from tablecompanion.vision.roll_eval import BOARD_STYLES, DICE_STYLES, PRESETS, Case, render_case
+
+    out = []
+    rng = np.random.default_rng([seed, 4242])
+    for i in range(n):
+        case = Case(i, "flat", PRESETS[i % len(PRESETS)], BOARD_STYLES[(i // len(PRESETS)) % len(BOARD_STYLES)],
+                    DICE_STYLES[0], (1, 2), 0, int(rng.integers(1 << 30)))
+        img = render_case(case)[0]
+        h, w = img.shape[:2]
+        for k in (1.0, 0.5):
+            im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
+            for d in detector.detect(im, min_heat):
+                if k < 1.0 and d.side < 30:
+                    continue  # the reader drops these too
+                out.append((canonical_patch(img, d.x / k, d.y / k, d.side / k), 0, d.side / k, 6))
+    return out
+
+
 def drawn_patches(n: int, rng: np.random.Generator):
     """Drawn dice (flat and strongly tilted), doubling cubes and checkers on plain cloth."""
     from tablecompanion.vision.dice_synth import DieSpec, draw_checker, draw_cube, draw_die
@@ -218,6 +242,10 @@ def build_cache(args, rng: np.random.Generator) -> dict:
     got = drawn_patches(args.drawn, rng)
     print(f"drawn: {len(got)} patches", flush=True)
     parts += got
+    if args.boards:
+        got = board_patches(args.boards, args.boards_seed, detector)
+        print(f"boards: {len(got)} finds on {args.boards} empty boards", flush=True)
+        parts += got
     cache = {
         "patches": np.stack([p[0] for p in parts]),
         "labels": np.array([p[1] for p in parts], np.int64),
@@ -344,6 +372,10 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
         x = to_input(xs, dev)
         y = torch.from_numpy(ys).to(dev, non_blocking=True)
         net.train()
+        if getattr(args, "freeze_bn", False):  # folded norms (load_folded_onnx): keep their statistics
+            for m in net.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.eval()
         out = net(x)
         loss = F.cross_entropy(out, y, label_smoothing=0.02)
         opt.zero_grad()
@@ -380,13 +412,51 @@ def save_state(net, path: Path) -> None:
     torch.save({k: v.cpu() for k, v in net.state_dict().items()}, str(path))
 
 
-def sampling_weights(cache: dict) -> np.ndarray:
-    """Classes drawn about equally often (no die about 40 %), cocked at 8 %."""
+def sampling_weights(cache: dict, board_share: float = 0.0) -> np.ndarray:
+    """Classes drawn about equally often (no die about 40 %), cocked at 8 %; with ``board_share``, that
+    share of all samples comes from the board finds (kind 6), out of the no-die 40 %."""
     labels = cache["labels"]
     share = np.array([0.40] + [0.52 / 6] * 6 + [0.08])
     counts = np.bincount(labels, minlength=CLASSES).astype(np.float64)
     w = share[labels] / np.maximum(counts[labels], 1)
+    board = cache["kinds"] == 6
+    if board_share > 0 and board.any():
+        rest = (labels == 0) & ~board
+        w[board] = board_share / board.sum()
+        w[rest] = (share[0] - board_share) / max(rest.sum(), 1)
     return w / w.sum()
+
+
+def load_folded_onnx(net, path: str) -> None:
+    """Start from a shipped classifier: the export folded each batch norm into its convolution, so the
+    convolutions take the folded weights, the norms become identities (mean 0, variance 1 - eps) and
+    training keeps them in eval mode (``freeze_bn``): batch statistics would undo the folding."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(path).graph
+    init = {t.name: np.array(numpy_helper.to_array(t)) for t in graph.initializer}  # writable copies
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    mods_conv = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+    mods_bn = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
+    mods_lin = [m for m in net.modules() if isinstance(m, nn.Linear)]
+    if len(convs) != len(mods_conv) or len(gemms) != len(mods_lin):
+        raise SystemExit(f"{path}: {len(convs)} convolutions and {len(gemms)} dense layers; the net has "
+                         f"{len(mods_conv)} and {len(mods_lin)} (--widths/--hidden as the shipped one?)")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, mods_conv, mods_bn):
+            w, b = init[node.input[1]], init[node.input[2]]
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        for node, lin in zip(gemms, mods_lin):
+            lin.weight.copy_(torch.from_numpy(init[node.input[1]]))
+            lin.bias.copy_(torch.from_numpy(init[node.input[2]]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -404,15 +474,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--oversize", type=float, default=0.1, help="share of samples cut far too big (label: no die)")
-    ap.add_argument("--init", default="", help="state dict (.pt) to start from (fine-tuning)")
+    ap.add_argument("--boards", type=int, default=0, help="empty simulated boards whose detector finds are negatives")
+    ap.add_argument("--boards-seed", type=int, default=100, help="their seed (not one `dice boards` is measured on)")
+    ap.add_argument("--board-share", type=float, default=0.0,
+                    help="share of samples drawn from the board finds (0: as many as their count gives)")
+    ap.add_argument("--init", default="",
+                    help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen)")
     ap.add_argument("--out", required=True)
     add_run_options(ap, "24,48,96", 96)
     args = ap.parse_args(argv)
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args, rng))
-    p = sampling_weights(cache)
+    p = sampling_weights(cache, args.board_share)
     net = build_classifier(args.widths, args.hidden)
-    if args.init:
+    if args.init.endswith(".onnx"):
+        load_folded_onnx(net, args.init)
+        args.freeze_bn = True
+    elif args.init:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
     step, seconds = train(net, p, lambda idx, r: batch(cache, idx, r, args.oversize), rng, args,
                           checkpoint=lambda n: export(n, Path(args.out)))
