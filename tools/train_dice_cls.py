@@ -15,7 +15,9 @@ example (PATCH px square, the die's side = UNIT px, so the patch holds 3 die sid
 - simulator renders (``tools/dice_sim_data.py``): dice on a full board, cocked, leaning, on a checker
   (class 7), and board windows as negatives (checkers, the cube, triangles);
 - drawn dice (``vision.dice_synth``): flat dice in many colours, strongly tilted ones (class 7), doubling
-  cubes and checkers (negatives).
+  cubes and checkers (negatives);
+- with ``--boards N``: the detector's finds on N empty simulated boards (negatives: stacks of checkers,
+  the cube, the rails), which no photo shows.
 
 Each training sample is then one patch turned by any angle, mirrored, its centre and size jittered as a
 detector's are, scaled to a die of 14-64 camera pixels (blurred when that is smaller than the source),
@@ -23,7 +25,11 @@ recoloured, noised and JPEG-compressed, and cut as the reader cuts it. Determini
 
     .venv/bin/python tools/train_dice_cls.py --train ../shared/data/dice/byler:train \\
         ../shared/data/dice/matteo:train --sim /tmp/dice_sim.npz --cache /tmp/dice_cls_cache.npz \\
-        --minutes 40 --out tablecompanion/vision/models/dice_cls.onnx
+        --boards 240 --minutes 40 --out tablecompanion/vision/models/dice_cls.onnx
+
+Fine-tuning the shipped one (forty-first session; the cache had been built without boards, then the board
+finds added): ``--init tablecompanion/vision/models/dice_cls.onnx --minutes 20 --lr 1e-3 --oversize 0.12
+--seed 3``.
 """
 
 from __future__ import annotations
