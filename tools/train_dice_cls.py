@@ -486,6 +486,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of samples drawn from the board finds (0: as many as their count gives)")
     ap.add_argument("--init", default="",
                     help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen)")
+    ap.add_argument("--freeze-bn", action="store_true",
+                    help="keep the batch norms' statistics (implied by an .onnx --init; "
+                         "give it with a .pt saved by such a run)")
     ap.add_argument("--out", required=True)
     add_run_options(ap, "24,48,96", 96)
     args = ap.parse_args(argv)
