@@ -323,11 +323,17 @@ def _cand(x, y, side=30.0, heat=0.9, p_none=0.02, value=5, p_value=0.9, p_cocked
 
 
 def test_selection_keeps_the_most_die_like_of_finds_on_one_die():
-    """A side face (or a few pips) found beside a die's top face is one die, not two."""
+    """A side face (or a few pips) found beside a die's top face is one die, not two: within suppression's
+    reach the top face, the more die-like, stays; beyond it a side face the classifier doubts (P(die) under
+    ``cls_min_die``) goes."""
     top = _cand(100, 100, p_none=0.01, value=3)
-    side_face = _cand(100, 100 + 0.6 * 30, p_none=0.3, value=4)
+    close = _cand(100, 100 + 0.4 * 30, p_none=0.2, value=4)
+    assert [(r.value, r.centre) for r in select_readings([close, top], DEFAULT_CONFIG)] == [(3, (100, 100))]
+    side_face = _cand(100, 100 + 0.6 * 30, p_none=0.35, value=4)
     readings = select_readings([side_face, top], DEFAULT_CONFIG)
     assert [(r.value, r.centre) for r in readings] == [(3, (100, 100))]
+    sure_side = _cand(100, 100 + 0.6 * 30, p_none=0.2, value=4)  # beyond reach and sure: a second die
+    assert len(select_readings([sure_side, top], DEFAULT_CONFIG)) == 2
 
 
 def test_a_weak_find_is_a_die_only_with_a_value():
