@@ -169,14 +169,10 @@ def board_patches(n: int, seed: int, detector, min_heat: float = 0.2) -> list:
     sets show no board, and a random board window (``sim_patches``) is rarely where the detector looks;
     these are the places it does, so the classifier learns to turn down the finds it will be shown.
     Choose ``seed`` away from the seeds ``tablecompanion dice boards`` is measured on."""
-    from tablecompanion.vision.roll_eval import BOARD_STYLES, DICE_STYLES, PRESETS, Case, render_case
+    from tablecompanion.vision.dice_boards import empty_boards
 
     out = []
-    rng = np.random.default_rng([seed, 4242])
-    for i in range(n):
-        case = Case(i, "flat", PRESETS[i % len(PRESETS)], BOARD_STYLES[(i // len(PRESETS)) % len(BOARD_STYLES)],
-                    DICE_STYLES[0], (1, 2), 0, int(rng.integers(1 << 30)))
-        img = render_case(case)[0]
+    for _, img in empty_boards(n, seed):
         h, w = img.shape[:2]
         for k in (1.0, 0.5):
             im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)

@@ -61,27 +61,34 @@ class BoardsResult:
         return "\n".join(lines)
 
 
+def empty_boards(frames: int, seed: int):
+    """(case, board frame) for ``frames`` boards with no dice: every camera preset with every board style in
+    turn; position, checkers and cube drawn from the case seed (``roll_eval.render_case``'s reference frame)."""
+    import numpy as np
+
+    from tablecompanion.vision.roll_eval import BOARD_STYLES, DICE_STYLES, PRESETS, Case, render_case
+
+    rng = np.random.default_rng([seed, 4242])
+    for i in range(frames):
+        case = Case(i, "flat", PRESETS[i % len(PRESETS)], BOARD_STYLES[(i // len(PRESETS)) % len(BOARD_STYLES)],
+                    DICE_STYLES[0], (1, 2), 0, int(rng.integers(1 << 30)))
+        yield case, render_case(case)[0]
+
+
 def evaluate_boards(frames: int = 60, seed: int = 0, config: DiceConfig | None = None,
                     annotate_dir: str | Path | None = None) -> BoardsResult:
     """Read ``frames`` empty boards: positions drawn from ``seed``, every camera preset with every board
     style in turn (``roll_eval.render_case``)."""
     import cv2
-    import numpy as np
 
     from tablecompanion.vision.dice import annotate
-    from tablecompanion.vision.roll_eval import BOARD_STYLES, DICE_STYLES, PRESETS, Case, render_case
 
     out = Path(annotate_dir) if annotate_dir else None
     if out:
         out.mkdir(parents=True, exist_ok=True)
     res = BoardsResult()
     t0 = time.perf_counter()
-    rng = np.random.default_rng([seed, 4242])
-    for i in range(frames):
-        # every camera with every board style in turn; position, checkers and cube drawn from the case seed
-        case = Case(i, "flat", PRESETS[i % len(PRESETS)], BOARD_STYLES[(i // len(PRESETS)) % len(BOARD_STYLES)],
-                    DICE_STYLES[0], (1, 2), 0, int(rng.integers(1 << 30)))
-        board, _, _, _ = render_case(case)
+    for case, board in empty_boards(frames, seed):
         readings = read_dice(board, config)
         res.add(case.style, case.preset, readings)
         if out and readings:
