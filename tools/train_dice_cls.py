@@ -99,19 +99,24 @@ def _photo(img: np.ndarray, dice: np.ndarray, detector, rng: np.random.Generator
             out.append((canonical_patch(img, bx, by, est), 0, est, 3))
     if detector is None:
         return out
+    for x, y, side in detector_finds(img, detector, 0.05):
+        i, dist = _near(dice, x, y)
+        if dist < 0.3 and abs(math.log(side / dice[i, 2])) < 0.5:
+            c, v = dice[i, 4], dice[i, 3]
+            out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 1))
+        elif dist > 0.7:
+            out.append((canonical_patch(img, x, y, side), 0, side, 2))
+    return out
+
+
+def detector_finds(img: np.ndarray, detector, min_heat: float) -> list[tuple[float, float, float]]:
+    """(x, y, side) in ``img``'s pixels of the detector's finds at full and half scale, as the reader looks."""
     h, w = img.shape[:2]
+    out = []
     for k in (1.0, 0.5):
         im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
-        for d in detector.detect(im, 0.05):
-            if k < 1.0 and d.side < 30:
-                continue  # the reader drops these too
-            x, y, side = d.x / k, d.y / k, d.side / k
-            i, dist = _near(dice, x, y)
-            if dist < 0.3 and abs(math.log(side / dice[i, 2])) < 0.5:
-                c, v = dice[i, 4], dice[i, 3]
-                out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 1))
-            elif dist > 0.7:
-                out.append((canonical_patch(img, x, y, side), 0, side, 2))
+        out += [(d.x / k, d.y / k, d.side / k) for d in detector.detect(im, min_heat)
+                if k == 1.0 or d.side >= 30]  # the reader drops small half-scale finds too
     return out
 
 
@@ -173,13 +178,7 @@ def board_patches(n: int, seed: int, detector, min_heat: float = 0.2) -> list:
 
     out = []
     for _, img in empty_boards(n, seed):
-        h, w = img.shape[:2]
-        for k in (1.0, 0.5):
-            im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
-            for d in detector.detect(im, min_heat):
-                if k < 1.0 and d.side < 30:
-                    continue  # the reader drops these too
-                out.append((canonical_patch(img, d.x / k, d.y / k, d.side / k), 0, d.side / k, 6))
+        out += [(canonical_patch(img, x, y, side), 0, side, 6) for x, y, side in detector_finds(img, detector, min_heat)]
     return out
 
 
