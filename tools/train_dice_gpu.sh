@@ -11,12 +11,17 @@
 #   MODE=net OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES]    # instead: two detectors (train_dice_net.py)
 #                                               # side by side, the shipped widths, seeds 0 and 1, batch 128 and 256
 #
+#   CACHE=/tmp/cls_cache.npz bash tools/train_dice_gpu.sh prepare-cls   # here: the train-split photos and a
+#                                               # classifier cache's simulator patches and board finds (built
+#                                               # with train_dice_cls.py --boards), JPEG-packed: ~34 MB in all
+#   MODE=clsft OUT=/some/dir bash tools/train_dice_gpu.sh [MINUTES]   # there: fine-tunes of the shipped
+#                                               # classifier side by side, RUNS="name:lr:minutes:seed ..."
+#
 # Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md)
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
 D=.dicegpu
-if [ "${1:-}" = prepare ]; then
-    PY=${PY:-.venv/bin/python}
+copy_train_photos() {
     mkdir -p $D
     $PY - <<'PY'
 import csv, shutil
@@ -34,6 +39,30 @@ for name in ("byler", "matteo"):  # only the train splits travel: the held-out p
         w.writerows(keep)
     print(name, len(keep), "train photos")
 PY
+    grep -qx '/.dicegpu/' .git/info/exclude 2>/dev/null || echo '/.dicegpu/' >> .git/info/exclude
+}
+if [ "${1:-}" = prepare-cls ]; then
+    PY=${PY:-.venv/bin/python}
+    : "${CACHE:?set CACHE to a classifier cache (train_dice_cls.py --cache, built with --boards)}"
+    copy_train_photos
+    # the photo patches are cut again there (the detector in many processes); the simulator's patches and
+    # the board finds are rendered scenes, so they travel as they are, JPEG-packed
+    CACHE=$CACHE $PY - <<'PY'
+import os, sys
+import numpy as np
+sys.path.insert(0, "tools")
+from train_dice_cls import pack_patches
+cache = dict(np.load(os.environ["CACHE"]))  # an NpzFile reads an array again at each access
+rows = np.flatnonzero(np.isin(cache["kinds"], [4, 6]))
+pack_patches(".dicegpu/cls_extra_jpg.npz", cache, rows)
+print(len(rows), "simulator patches and board finds:", np.bincount(cache["kinds"][rows]).tolist(),
+      os.path.getsize(".dicegpu/cls_extra_jpg.npz") // 1000, "KB")
+PY
+    exit 0
+fi
+if [ "${1:-}" = prepare ]; then
+    PY=${PY:-.venv/bin/python}
+    copy_train_photos
     # simulator crops cut once (tools/dice_sim_data.py renders them: ~6 min), kept as patches (a tenth of the bytes)
     [ -f $D/dice_sim.npz ] || $PY tools/dice_sim_data.py --frames 160 --out $D/dice_sim.npz --seed 0
     $PY - <<'PY'
@@ -49,7 +78,6 @@ print(len(parts), "simulator patches")
 PY
     # the detector trains on whole simulator crops: JPEG-packed (10 MB against 60) so they can be carried too
     [ -f $D/dice_sim_jpg.npz ] || $PY -c "import sys; sys.path.insert(0, 'tools'); from train_dice_net import pack_sim; pack_sim('$D/dice_sim.npz', '$D/dice_sim_jpg.npz')"
-    grep -qx '/.dicegpu/' .git/info/exclude 2>/dev/null || echo '/.dicegpu/' >> .git/info/exclude
     exit 0
 fi
 M=${1:-6.5}
@@ -63,6 +91,7 @@ nproc
 export PYTHONPATH=.
 $PY -c "import torch, cv2, numpy; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'cv2', cv2.__version__)"
 NEED=$D/dice_sim_patches.npz; [ "${MODE:-}" = net ] && NEED=$D/dice_sim_jpg.npz
+[ "${MODE:-}" = clsft ] && NEED=$D/cls_extra_jpg.npz
 for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $NEED; do
     [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
 done
@@ -80,6 +109,41 @@ if [ "${MODE:-}" = net ]; then
     for n in a b; do echo "== net_$n"; grep -v -e Warning -e "torch.onnx.export(" "$OUT/net_$n.log" | tail -n 8; done
     ls -l "$OUT"
     exit $(( RA || RB ))
+fi
+if [ "${MODE:-}" = clsft ]; then
+    # The forty-second session's run: the shipped classifier fine-tuned further, several learning rates and
+    # lengths side by side, each from the same cache; which (if any) ships is chosen here on the train splits.
+    INIT=${INIT:-tablecompanion/vision/models/dice_cls.onnx}
+    RUNS=${RUNS:-"a:1e-3:$M:11 b:5e-4:$M:12 c:3e-4:$M:13 d:1e-3:$(awk "BEGIN{print $M/2}"):14"}
+    TRAIN="$D/dice/byler:train $D/dice/matteo:train"
+    LOGS=${LOGS:-/tmp/clsft_logs}; mkdir -p $LOGS
+    CACHEF=${CACHEF:-/tmp/clsft_cache.npz}
+    N=$(echo $RUNS | wc -w)
+    CW=${CW:-$(( ($(nproc) - N) / N ))}; [ $CW -ge 1 ] || CW=1
+    t0=$(date +%s)
+    # the cache: photo patches cut here by the detector in WORKERS processes, drawn dice drawn here, and the
+    # carried simulator patches and board finds
+    $PY tools/train_dice_cls.py --train $TRAIN --sim $D/cls_extra_jpg.npz --cache $CACHEF --workers $WORKERS \
+        --minutes 0 --out $LOGS/none.onnx > $LOGS/cache.log 2>&1 || { cat $LOGS/cache.log; exit 1; }
+    grep -v -e Warning -e "torch.onnx.export(" $LOGS/cache.log
+    echo "cache: $(( $(date +%s) - t0 )) s; $N runs of $CW crop workers each"
+    PIDS=""
+    for r in $RUNS; do
+        IFS=: read name lr mins seed <<< "$r"
+        $PY tools/train_dice_cls.py --train $TRAIN --cache $CACHEF --init $INIT --lr $lr --minutes $mins \
+            --seed $seed --oversize ${OVERSIZE:-0.12} --batch ${BATCH:-192} --device $DEVICE --workers $CW \
+            --threads 1 --out "$OUT/dice_cls_$name.onnx" > $LOGS/$name.log 2>&1 &
+        PIDS="$PIDS $!"
+    done
+    RC=0
+    for p in $PIDS; do wait $p || RC=1; done
+    for r in $RUNS; do
+        name=${r%%:*}; echo "== $r"; grep -v -e Warning -e "torch.onnx.export(" $LOGS/$name.log | tail -n 4
+    done
+    rm -f "$OUT"/*.pt  # the ONNX is what ships and what --init takes; at most 8 files come back
+    tar -czf "$OUT/clsft_logs.tgz" -C $LOGS $(cd $LOGS && ls *.log)
+    echo "total $(( $(date +%s) - t0 )) s"; ls -l "$OUT"
+    exit $RC
 fi
 # The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
 TRAIN="$D/dice/byler:train $D/dice/matteo:train"
