@@ -61,7 +61,9 @@ def test_on_held_out_photos_it_reads_more_dice_and_rarely_a_wrong_value():
     """byler's test split, read with and without the second look: dice the classifier left unclear are now
     read (docs/dice.md: 270 -> 299 of 308), and almost all of those it gives a value are right. Since the
     GPU-trained detector (2026-11-27) it reads one of them wrong, a dark marbled 3 whose middle pip is
-    faint, read 2 (the earlier detector's finds left it unclear): at most one in twenty may be."""
+    faint, read 2 (the earlier detector's finds left it unclear): at most one in twenty may be. Since the
+    classifier fine-tuned on a GPU (forty-second session) leaves fewer dice unclear (15 against 27), what
+    is asked is a share of those: it reads at least three in four of them."""
     root = DATA / "byler"
     if not (root / "labels.csv").is_file():
         pytest.skip(f"shared dice photos not found: {root}")
@@ -69,6 +71,7 @@ def test_on_held_out_photos_it_reads_more_dice_and_rarely_a_wrong_value():
     without = evaluate(root, "test", replace(DEFAULT_CONFIG, value_reader="none"))
     with_reader = evaluate(root, "test")
     gained, new_wrong = with_reader.correct - without.correct, with_reader.wrong - without.wrong
-    assert gained >= 15, (without.format(), with_reader.format())
+    assert without.not_flat >= 5, without.format()  # enough unclear dice for the share to mean something
+    assert gained >= 0.75 * without.not_flat, (without.format(), with_reader.format())
     assert 0 <= new_wrong <= (gained + new_wrong) / 20, (without.format(), with_reader.format())
     assert with_reader.dice == without.dice and with_reader.misses == without.misses
