@@ -93,7 +93,7 @@ $PY -c "import torch, cv2, numpy; print('torch', torch.__version__, 'cuda', torc
 NEED=$D/dice_sim_patches.npz; [ "${MODE:-}" = net ] && NEED=$D/dice_sim_jpg.npz
 [ "${MODE:-}" = clsft ] && NEED=$D/cls_extra_jpg.npz
 for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $NEED; do
-    [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' first"; exit 1; }
+    [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' (MODE=clsft: 'prepare-cls') first"; exit 1; }
 done
 if [ "${MODE:-}" = net ]; then
     NTRAIN="$D/dice/byler:train $D/dice/matteo:train"
