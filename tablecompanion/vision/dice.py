@@ -147,6 +147,10 @@ class DiceConfig:
     # crop sizes tried, x the network's die side (0.5 too while the detector guessed sizes up to twice
     # too large; with the GPU-trained one a half-size crop of a 5 showed four of its pips and read 4)
     cls_sizes: tuple[float, ...] = (0.8, 1.0, 1.25)
+    # sizes whose P(no die) is within cls_size_tie of the most die-like one count as equally die-like, and
+    # of those the one nearest the network's own guess wins (0: the most die-like alone). A classifier sure
+    # at every size picks one by a hair, and a size a quarter too large reaches the next die
+    cls_size_tie: float = 0.005
     cls_rotations: bool = True  # also classify each crop turned by 90, 180, 270 degrees, and average
     # a second look at dice still unclear after pip counting: "" = the shipped value reader
     # (models/dice_val.onnx), "none", or a path. It gives a value when it is value_min sure of it and the
@@ -1009,13 +1013,18 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
     if classifier and kept:
         # each find at a few sizes around each size guess; the most die-like size wins
         # (and, when cls_rotations, turned by quarter turns; the probabilities are averaged)
-        tries = [(i, side * k) for i, t in enumerate(kept) for side in t[3] for k in config.cls_sizes]
-        crops = [crop_for_classifier(work, kept[i][1], kept[i][2], side) for i, side in tries]
+        tries = [(i, side * k, k) for i, t in enumerate(kept) for side in t[3] for k in config.cls_sizes]
+        crops = [crop_for_classifier(work, kept[i][1], kept[i][2], side) for i, side, _ in tries]
         allp = _predict_turned(classifier, crops, 4 if config.cls_rotations else 1)
         best: dict[int, int] = {}
-        for j, (i, _) in enumerate(tries):
+        for j, (i, _, _) in enumerate(tries):
             if i not in best or allp[j, 0] < allp[best[i], 0]:
                 best[i] = j
+        if config.cls_size_tie > 0:
+            for i in best:
+                low = allp[best[i], 0] + config.cls_size_tie
+                near = [j for j, t in enumerate(tries) if t[0] == i and allp[j, 0] <= low]
+                best[i] = min(near, key=lambda j: (abs(math.log(tries[j][2])), allp[j, 0]))
         probs = [tuple(float(v) for v in allp[best[i]]) for i in range(len(kept))]
         for i, t in enumerate(kept):
             t[3] = [tries[best[i]][1]]

@@ -417,6 +417,37 @@ def test_one_die_found_at_two_scales_keeps_the_finer_scales_place_and_both_sizes
     assert (c.x, c.y) == (300.0, 200.0) and c.side == 50.0 * max(DEFAULT_CONFIG.cls_sizes)
 
 
+def test_a_size_barely_more_die_like_loses_to_the_detectors_own_with_cls_size_tie():
+    """byler test's black 1: the classifier is sure of it at every size and takes the 1.25x crop by a hair;
+    at that size the find reaches the small die beside it. With ``cls_size_tie`` the sizes within it of the
+    most die-like count as one, and the detector's own size wins; a size clearly more die-like still wins."""
+    from tablecompanion.vision.dice import net_candidates
+
+    net = _ScaledNet({1.0: (300.0, 200.0, 40.0, 0.9), 0.5: (300.0, 200.0, 40.0, 0.0)})
+    frame = np.zeros((480, 640, 3), np.uint8)
+    config = replace(DEFAULT_CONFIG, cls_sizes=(0.8, 1.0, 1.25), net_small_side=100.0, cls_size_tie=0.0)
+
+    class Classifier:  # P(no die) of each crop, in the order tried (0.8, 1, 1.25 x the guess), 4 turns each
+        def __init__(self, no_die):
+            self.no_die = no_die
+
+        def predict(self, crops):
+            rows = [p for p in self.no_die for _ in range(4)]
+            assert len(crops) == len(rows)
+            return np.array([[p, 1 - p] + [0.0] * 6 for p in rows])
+
+    sure = Classifier([0.0004, 0.0003, 0.0001])  # sure at every size; the largest by a hair
+    (c,) = net_candidates(frame, net, config, sure)
+    assert c.side == 50.0  # without: the most die-like alone (one scale's finds: net_small_side)
+    (c,) = net_candidates(frame, net, replace(config, cls_size_tie=DEFAULT_CONFIG.cls_size_tie), sure)
+    assert DEFAULT_CONFIG.cls_size_tie > 0 and c.side == 40.0 and c.probs[0] == pytest.approx(0.0003)
+    clear = Classifier([0.3, 0.2, 0.001])  # the largest crop is clearly the most die-like
+    (c,) = net_candidates(frame, net, replace(config, cls_size_tie=0.01), clear)
+    assert c.side == 50.0
+    (c,) = net_candidates(frame, net, replace(config, cls_size_tie=0.25), clear)  # 0.2 within a wide tie
+    assert c.side == 40.0
+
+
 def test_the_classifier_alone_judges_the_tilt():
     """The detector's cocked head learned from simulator dice only; with a classifier its word is not taken."""
     flat = replace(_cand(50, 50, value=4, p_value=0.95), net_cocked=0.9)
