@@ -213,13 +213,31 @@ class DiceConfig:
         if unknown:
             raise DiceVisionError(f"unknown dice config keys in {path}: {', '.join(sorted(unknown))}")
         data = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
-        return replace(cls(), **data)
+        default = cls()
+        for k, v in data.items():  # a threshold of the wrong kind fails here, not inside a read
+            if not _same_kind(getattr(default, k), v):
+                raise DiceVisionError(f"dice config {path}: {k} should be like {getattr(default, k)!r}, not {v!r}")
+        return replace(default, **data)
 
     def to_dict(self) -> dict:
         return asdict(self)
 
 
 DEFAULT_CONFIG = DiceConfig()
+
+
+def _same_kind(default, value) -> bool:
+    """Whether a config file's ``value`` can stand for ``default``: a number for a number (an int where an
+    int is asked), a flag for a flag, a string for a string, a list of numbers for a tuple of them."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, tuple):
+        return isinstance(value, tuple) and all(_same_kind(0.0, x) for x in value)
+    if isinstance(default, int):
+        return isinstance(value, int)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(default))
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,14 @@ def test_config_round_trip_and_unknown_keys(tmp_path):
     p.write_text(json.dumps({"pip_contrastt": 1}))
     with pytest.raises(DiceVisionError, match="unknown"):
         DiceConfig.load(p)
+    p.write_text(json.dumps({"cls_size_tie": 0.01, "pip_contrast": 30, "cls_sizes": [1, 1.25], "classifier": "none"}))
+    got = DiceConfig.load(p)  # an int where a float is asked, a list for a tuple
+    assert (got.cls_size_tie, got.pip_contrast, got.cls_sizes, got.classifier) == (0.01, 30, (1, 1.25), "none")
+    for bad in ({"cls_size_tie": "0.01"}, {"cls_rotations": 1}, {"cls_sizes": ["big"]}, {"classifier": 3},
+                {"net_scales": 0.5}, {"cls_min_die": None}):
+        p.write_text(json.dumps(bad))
+        with pytest.raises(DiceVisionError, match=f"{next(iter(bad))} should be like"):
+            DiceConfig.load(p)
 
 
 def _write_set(root: Path) -> None:
