@@ -1034,14 +1034,14 @@ def net_candidates(frame: np.ndarray, net, config: DiceConfig = DEFAULT_CONFIG, 
         tries = [(i, side * k, k) for i, t in enumerate(kept) for side in t[3] for k in config.cls_sizes]
         crops = [crop_for_classifier(work, kept[i][1], kept[i][2], side) for i, side, _ in tries]
         allp = _predict_turned(classifier, crops, 4 if config.cls_rotations else 1)
-        best: dict[int, int] = {}
+        per_find: dict[int, list[int]] = {}
         for j, (i, _, _) in enumerate(tries):
-            if i not in best or allp[j, 0] < allp[best[i], 0]:
-                best[i] = j
-        if config.cls_size_tie > 0:
-            for i in best:
-                low = allp[best[i], 0] + config.cls_size_tie
-                near = [j for j, t in enumerate(tries) if t[0] == i and allp[j, 0] <= low]
+            per_find.setdefault(i, []).append(j)
+        best: dict[int, int] = {}
+        for i, js in per_find.items():
+            best[i] = min(js, key=lambda j: allp[j, 0])  # the first of equals, as tried
+            if config.cls_size_tie > 0:
+                near = [j for j in js if allp[j, 0] <= allp[best[i], 0] + config.cls_size_tie]
                 best[i] = min(near, key=lambda j: (abs(math.log(tries[j][2])), allp[j, 0]))
         probs = [tuple(float(v) for v in allp[best[i]]) for i in range(len(kept))]
         for i, t in enumerate(kept):
