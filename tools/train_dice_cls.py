@@ -50,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_net import augment_colour, load_sim, load_split, seeded, to_input  # noqa: E402
+from train_dice_net import augment_colour, jpeg_pack, jpeg_unpack, load_sim, load_split, seeded, to_input  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, CLS_SIZE  # noqa: E402
 
@@ -166,26 +166,19 @@ def sim_source(path: str, rng: np.random.Generator):
     ``pack_patches``' JPEG-packed rows, a quarter of that again). Packed rows keep their kinds, so a
     cache's board finds (kind 6) can travel this way too."""
     z = np.load(path)
-    if "jpg" in z.files:
-        return list(zip(unpack_patches(z), z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
+    if "jpeg" in z.files:
+        return list(zip(jpeg_unpack(z), z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
     if "patches" not in z.files:
         return sim_patches(load_sim(path), rng)
     return list(zip(z["patches"], z["labels"].tolist(), z["sides"].tolist(), z["kinds"].tolist()))
 
 
 def pack_patches(path: str, cache: dict, rows: np.ndarray, quality: int = 95) -> None:
-    """A cache's ``rows`` saved as JPEGs (one byte string, split at ``offsets``) with their labels, sides
-    and kinds: 3 KB a patch against 28 KB, so that the simulator's patches and the board finds fit beside
-    the photos in what a GPU machine is sent. Training JPEG-compresses every crop anyway."""
-    blobs = [cv2.imencode(".jpg", cache["patches"][i], [cv2.IMWRITE_JPEG_QUALITY, quality])[1] for i in rows]
-    np.savez(path, jpg=np.concatenate(blobs), offsets=np.cumsum([0] + [len(b) for b in blobs]),
+    """A cache's ``rows`` JPEG-packed (``jpeg_pack``) with their labels, sides and kinds: 3 KB a patch
+    against 28 KB, so that the simulator's patches and the board finds fit beside the photos in what a GPU
+    machine is sent (``sim_source`` reads them back)."""
+    np.savez(path, **jpeg_pack((cache["patches"][i] for i in rows), quality),
              labels=cache["labels"][rows], sides=cache["sides"][rows], kinds=cache["kinds"][rows])
-
-
-def unpack_patches(z) -> list[np.ndarray]:
-    """``pack_patches``' JPEGs decoded back to patches."""
-    jpg, off = z["jpg"], z["offsets"]
-    return [cv2.imdecode(jpg[a:b], cv2.IMREAD_COLOR) for a, b in zip(off[:-1], off[1:])]
 
 
 def board_patches(n: int, seed: int, detector, min_heat: float = 0.2) -> list:

@@ -85,20 +85,27 @@ def load_sim(path: str):
     (``jpeg`` bytes and ``ends`` offsets; ``pack_sim``: a sixth of the bytes, small enough to carry to a GPU)."""
     z = np.load(path)
     lab = z["labels"]
-    if "crops" in z.files:
-        crops = z["crops"]
-    else:
-        buf, ends = z["jpeg"], z["ends"]
-        starts = np.r_[0, ends[:-1]]
-        crops = [cv2.imdecode(buf[a:b], cv2.IMREAD_COLOR) for a, b in zip(starts, ends)]
+    crops = z["crops"] if "crops" in z.files else jpeg_unpack(z)
     return [(crops[i], lab[lab[:, 0] == i][:, 1:6].copy()) for i in range(len(crops))]
 
 
+def jpeg_pack(images, quality: int = 95) -> dict:
+    """Images JPEG-encoded at ``quality`` as one byte string (``jpeg``) and where each ends (``ends``), for
+    an npz small enough to carry to a GPU machine (training JPEG-compresses samples anyway)."""
+    enc = [cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].ravel() for c in images]
+    return {"jpeg": np.concatenate(enc), "ends": np.cumsum([len(e) for e in enc])}
+
+
+def jpeg_unpack(z) -> list[np.ndarray]:
+    """``jpeg_pack``'s images (``z`` an npz or a dict with its keys) decoded."""
+    buf, ends = z["jpeg"], z["ends"]
+    return [cv2.imdecode(buf[a:b], cv2.IMREAD_COLOR) for a, b in zip(np.r_[0, ends[:-1]], ends)]
+
+
 def pack_sim(src: str, dst: str, quality: int = 95) -> None:
-    """``src``'s crops JPEG-encoded at ``quality`` into ``dst`` (training JPEG-compresses samples anyway)."""
+    """``src``'s crops JPEG-packed (``jpeg_pack``) into ``dst``, labels as they are."""
     z = np.load(src)
-    enc = [cv2.imencode(".jpg", c, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].ravel() for c in z["crops"]]
-    np.savez(dst, jpeg=np.concatenate(enc), ends=np.cumsum([len(e) for e in enc]), labels=z["labels"])
+    np.savez(dst, **jpeg_pack(z["crops"], quality), labels=z["labels"])
 
 
 def _paste_rotated(dst: np.ndarray, patch: np.ndarray, mask: np.ndarray, x: float, y: float, angle: float) -> None:
