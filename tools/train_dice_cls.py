@@ -111,13 +111,16 @@ def _photo(img: np.ndarray, dice: np.ndarray, detector, rng: np.random.Generator
 
 
 def detector_finds(img: np.ndarray, detector, min_heat: float) -> list[tuple[float, float, float]]:
-    """(x, y, side) in ``img``'s pixels of the detector's finds at full and half scale, as the reader looks."""
+    """(x, y, side) in ``img``'s pixels of the detector's finds at the reader's scales, as the reader looks
+    (``DiceConfig.net_scales``; small finds of a coarser pass dropped: ``net_small_side``)."""
+    from tablecompanion.vision.dice import DEFAULT_CONFIG
+
     h, w = img.shape[:2]
     out = []
-    for k in (1.0, 0.5):
+    for k in DEFAULT_CONFIG.net_scales:
         im = img if k == 1.0 else cv2.resize(img, (round(w * k), round(h * k)), interpolation=cv2.INTER_AREA)
         out += [(d.x / k, d.y / k, d.side / k) for d in detector.detect(im, min_heat)
-                if k == 1.0 or d.side >= 30]  # the reader drops small half-scale finds too
+                if k == 1.0 or d.side >= DEFAULT_CONFIG.net_small_side]
     return out
 
 
