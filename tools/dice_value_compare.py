@@ -3,7 +3,9 @@
 A value reader (``models/dice_val.onnx``) only sees the dice the classifier leaves unclear and untilted, a
 handful a split, so a whole ``dice eval`` per candidate repeats the same slow read of every photo to change a
 few dice. Here each photo is read once without a value reader (``--cache`` keeps that read), and each reader
-is then applied at several ``value_min`` as ``dice.read_unclear`` applies it. A reader ships when it reads
+is then applied at several ``value_min`` as ``dice.read_unclear`` applies it. That is the reader as it stood
+before the forty-third session (pip counting first, no ``value_check``): a value reader that passes here is then
+scored as shipped by ``tablecompanion dice eval --value-reader PATH``. A reader ships when it reads
 more of the *train* splits right with no more wrong values (docs/dice.md); choose on the train lines before
 reading the held-out ones.
 

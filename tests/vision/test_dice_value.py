@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceReading, DiceVisionError, read_unclear
+from tablecompanion.vision import dice
+from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceReading, DiceVisionError, read_unclear, second_opinion
 from tablecompanion.vision.dice_eval import evaluate
 from tablecompanion.vision.dice_model import DEFAULT_VALUE_READER, load_value_reader
 from tablecompanion.vision.dice_synth import DieSpec, scene
@@ -51,6 +52,46 @@ def test_an_unclear_die_gets_its_value_but_never_a_tilted_or_cocked_one():
     assert read_unclear(img, [die], replace(DEFAULT_CONFIG, value_min=1.01)) == [die]  # never that sure
 
 
+def test_a_value_the_classifier_hedges_on_is_checked_and_a_sure_one_left_alone():
+    """The classifier reads a small dark 4 with red pips as a 5 at 0.6-0.8; the value reader, sure of the 4,
+    overrules a value given with less than ``value_check`` confidence, never one the classifier is sure of,
+    and never a die without a value."""
+    _reader()
+    img = scene([DieSpec(4, 200, 200, 36.0, angle=20.0, face=DARK_RED[0], pip=DARK_RED[1])], 400, 400)
+    hedged = replace(_unclear(200.0, 200.0, 36.0), value=5, status="flat", confidence=0.7)
+    (read,) = second_opinion(img, [hedged])
+    assert (read.value, read.status) == (4, "flat") and read.confidence >= DEFAULT_CONFIG.value_min
+    sure = replace(hedged, confidence=0.99)
+    assert second_opinion(img, [sure]) == [sure]
+    right = replace(hedged, value=4)
+    assert second_opinion(img, [right]) == [right]  # the two agree: nothing to change
+    for other in (replace(hedged, value=None, status="unclear"), replace(hedged, value=None, status="cocked")):
+        assert second_opinion(img, [other]) == [other]
+    assert second_opinion(img, [hedged], replace(DEFAULT_CONFIG, value_check=0.0)) == [hedged]
+    assert second_opinion(img, [hedged], replace(DEFAULT_CONFIG, value_reader="none")) == [hedged]
+    assert second_opinion(img, [hedged], replace(DEFAULT_CONFIG, value_min=1.01)) == [hedged]
+
+
+@pytest.mark.parametrize("first, value", [(True, 4), (False, 2)])
+def test_the_value_reader_reads_an_unclear_die_before_pip_counting(monkeypatch, first, value):
+    """Where pip counting and the value reader both read a die the classifier left unclear and disagree,
+    the value reader was right on the train splits: with ``value_reader_first`` its value stands and pip
+    counting (here made to read the dark 4 as a 2, as it did on byler train) fills only what it left."""
+    _reader()
+    img = scene([DieSpec(4, 200, 200, 36.0, angle=20.0, face=DARK_RED[0], pip=DARK_RED[1])], 400, 400)
+    die = replace(_unclear(200.0, 200.0, 36.0), heat=0.9)
+    monkeypatch.setattr(dice, "die_scale", lambda frame, net, classifier, config: (1.0, None))
+    monkeypatch.setattr(dice, "read_dice_net", lambda frame, net, config, classifier, passes: [die])
+
+    def pips_misread(net, pips):
+        return [replace(n, value=2, status="flat", confidence=0.7) if n.status == "unclear" else n for n in net]
+
+    monkeypatch.setattr(dice, "fill_unclear", pips_misread)
+    config = replace(DEFAULT_CONFIG, value_reader_first=first, drawing_max_step=0.0)
+    (read,) = dice.read_dice(img, config)
+    assert (read.value, read.status) == (value, "flat")
+
+
 def test_a_named_reader_that_is_not_there_is_an_error(tmp_path):
     img = scene([DieSpec(3, 200, 200, 36.0)], 400, 400)
     with pytest.raises(DiceVisionError, match="no dice value reader"):
@@ -63,15 +104,21 @@ def test_on_held_out_photos_it_reads_more_dice_and_rarely_a_wrong_value():
     GPU-trained detector (2026-11-27) it reads one of them wrong, a dark marbled 3 whose middle pip is
     faint, read 2 (the earlier detector's finds left it unclear): at most one in twenty may be. Since the
     classifier fine-tuned on a GPU (forty-second session) leaves fewer dice unclear (13 against 27; it reads
-    12), what is asked is a share of those: it reads at least three in four of them."""
+    12), what is asked is a share of those: it reads at least three in four of them. The second opinion on
+    values the classifier hedges on (``value_check``, forty-third session) is measured apart: it may not
+    read fewer dice right, nor more wrong."""
     root = DATA / "byler"
     if not (root / "labels.csv").is_file():
         pytest.skip(f"shared dice photos not found: {root}")
     _reader()
     without = evaluate(root, "test", replace(DEFAULT_CONFIG, value_reader="none"))
-    with_reader = evaluate(root, "test")
-    gained, new_wrong = with_reader.correct - without.correct, with_reader.wrong - without.wrong
+    unclear_only = evaluate(root, "test", replace(DEFAULT_CONFIG, value_check=0.0))
+    gained, new_wrong = unclear_only.correct - without.correct, unclear_only.wrong - without.wrong
     assert without.not_flat >= 5, without.format()  # enough unclear dice for the share to mean something
-    assert gained >= 0.75 * without.not_flat, (without.format(), with_reader.format())
-    assert 0 <= new_wrong <= (gained + new_wrong) / 20, (without.format(), with_reader.format())
-    assert with_reader.dice == without.dice and with_reader.misses == without.misses
+    assert gained >= 0.75 * without.not_flat, (without.format(), unclear_only.format())
+    assert 0 <= new_wrong <= (gained + new_wrong) / 20, (without.format(), unclear_only.format())
+    assert unclear_only.dice == without.dice and unclear_only.misses == without.misses
+    checked = evaluate(root, "test")
+    assert DEFAULT_CONFIG.value_check > 0 and checked.misses == unclear_only.misses
+    assert checked.correct >= unclear_only.correct and checked.wrong <= unclear_only.wrong, (
+        unclear_only.format(), checked.format())
