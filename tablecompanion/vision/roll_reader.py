@@ -407,6 +407,12 @@ class RollReading:
         return propose(self.dice, 2, self.opening) if self.verdict == "unclear" else None
 
 
+def _value_unread(d: DieSeen) -> bool:
+    """Left unclear for its value alone (no face read, or the two readers read two), not for how or where it
+    lies: the outline checks may still find the face it shows."""
+    return d.reason == "unreadable" or d.reason.startswith("read as ")
+
+
 def propose(dice: Sequence[DieSeen], expected: int = 2, opening: bool = False) -> tuple[int, ...] | None:
     """The roll ``dice`` show if those unclear only for what they touch (or the tilt net's doubt) lie flat
     (``DieSeen.proposed``), when every other die is flat, read and placed right; None otherwise, and for
@@ -1484,7 +1490,7 @@ class RollReader:
         alt = f.get("g_alt")
         if alt is None or "g_centre_mm" not in f or self.reference_full is None or d.status not in ("flat", "unclear"):
             return d
-        if d.status == "unclear" and not (d.reason == "unreadable" or d.reason.startswith("read as")):
+        if d.status == "unclear" and not _value_unread(d):
             return d
         best = f.get("beyond_mm2")
         if best is None:
@@ -1511,7 +1517,7 @@ class RollReader:
         c = self.config
         f = d.features
         if not c.weak_face_outline or d.status != "unclear" or self.reference_full is None or \
-                not (d.reason == "unreadable" or d.reason.startswith("read as")):
+                not _value_unread(d):
             return d
         rivals = f.get("g_rivals") or ()
         if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
@@ -1545,7 +1551,7 @@ class RollReader:
         c = self.config
         f = d.features
         if not c.rival_face_outline or d.status != "unclear" or self.reference_full is None or \
-                not (d.reason == "unreadable" or d.reason.startswith("read as")):
+                not _value_unread(d):
             return d
         faces: list[dict] = []
         own = _own_face(f)
@@ -1656,6 +1662,9 @@ class RollReader:
             if placement != "ok" and place_point(x, y, self.geometry, other) == "ok":
                 placement = "ok"
         status, reason = d.status, d.reason
+        # a die held back only by what it touches or by the tilt net's doubt: a person who sees it lie flat
+        # may take its value (``proposed``); every other doubt (an uneven face, a body beyond the outline) is not theirs
+        confirmable = False
         f = dict(d.features)
         f.setdefault("read_value", d.value)  # the value read, before the verdict (a second look may need it)
         supports = []  # what a die could lean on: a checker, the rail, the bar, the other die
@@ -1703,13 +1712,13 @@ class RollReader:
                 if not doubts and not self._net_says_flat(frame, f, supports):
                     doubts = supports
                 if doubts:
-                    status, reason = "unclear", f"touching {doubts[0]}: it may lean on it"
+                    status, reason, confirmable = "unclear", f"touching {doubts[0]}: it may lean on it", True
             elif self._net_unsure(frame, f):
-                status, reason = "unclear", _NET_UNSURE
+                status, reason, confirmable = "unclear", _NET_UNSURE, True
         elif status == "cocked" and not reason:
             reason = "tilted"
         value = d.value if status == "flat" else None
-        proposed = d.value if status == "unclear" and (reason.startswith("touching ") or reason == _NET_UNSURE) else None
+        proposed = d.value if status == "unclear" and confirmable else None
         reading = d.reading
         if reading is not None:
             reading = replace(reading, value=value, status=status)
