@@ -85,8 +85,6 @@ def _near(dice: np.ndarray, x: float, y: float) -> tuple[int, float]:
 
 def _photo(img: np.ndarray, dice: np.ndarray, detector, rng: np.random.Generator) -> list:
     """One labelled photo's patches (``photo_patches``)."""
-    from tablecompanion.vision.dice_model import NET_STRIDE  # noqa: F401  (the detector's geometry)
-
     out = []
     for x, y, side, v, c in dice:
         out.append((canonical_patch(img, x, y, side), 7 if c > 0.5 else int(v), side, 0))
@@ -500,11 +498,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--freeze-bn", action="store_true",
                     help="keep the batch norms' statistics (implied by an .onnx --init; "
                          "give it with a .pt saved by such a run)")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--out", help="the .onnx to write (its .pt state dict beside it)")
+    ap.add_argument("--cache-only", action="store_true",
+                    help="build --cache and stop: several runs (tools/train_dice_gpu.sh MODE=clsft) share one")
     add_run_options(ap, "24,48,96", 96)
     args = ap.parse_args(argv)
+    if args.cache_only and not args.cache:
+        ap.error("--cache-only needs --cache")
+    if not args.cache_only and not args.out:
+        ap.error("--out is required (or --cache-only with --cache)")
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args, rng))
+    if args.cache_only:
+        print(f"cache {args.cache}: {len(cache['labels'])} patches", flush=True)
+        return 0
     p = sampling_weights(cache, args.board_share)
     net = build_classifier(args.widths, args.hidden)
     if args.init.endswith(".onnx"):

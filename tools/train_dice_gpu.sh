@@ -124,8 +124,8 @@ if [ "${MODE:-}" = clsft ]; then
     # the cache: photo patches cut here by the detector in WORKERS processes, drawn dice drawn here, and the
     # carried simulator patches and board finds
     $PY tools/train_dice_cls.py --train $TRAIN --sim $D/cls_extra_jpg.npz --cache $CACHEF --workers $WORKERS \
-        --minutes 0 --out $LOGS/none.onnx > $LOGS/cache.log 2>&1 || { cat $LOGS/cache.log; exit 1; }
-    grep -v -e Warning -e "torch.onnx.export(" $LOGS/cache.log
+        --cache-only > $LOGS/cache.log 2>&1 || { cat $LOGS/cache.log; exit 1; }
+    grep -v -e Warning $LOGS/cache.log
     echo "cache: $(( $(date +%s) - t0 )) s; $N runs of $CW crop workers each"
     PIDS=""
     for r in $RUNS; do
