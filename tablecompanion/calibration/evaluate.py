@@ -105,7 +105,7 @@ def filled_cases(n: int, seed: int = 0) -> Iterator[Case]:
 def sim_cases(n: int, seed: int = 0, markers: bool = False) -> Iterator[Case]:
     try:
         from tablecompanion.sim import STYLES as SIM_STYLES
-        from tablecompanion.sim import Camera, Hand, Scene, render_frame
+        from tablecompanion.sim import Camera, Scene, render_frame
     except ImportError:
         return
     presets = ["top", "default", "tilted", "steep"]

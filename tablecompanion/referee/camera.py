@@ -287,8 +287,6 @@ class DiceLocator:
         """Every settled die has left its place, and the table shows there as it did before the throw."""
         if not self.settled or self.reference_grey is None:
             return False
-        import cv2
-
         grey = self._grey(frame)
         self._frame = frame
         try:

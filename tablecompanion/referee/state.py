@@ -472,7 +472,7 @@ class TableState:
 
     def _play_text(self, ev: Event, text: str) -> list[dict]:
         game = self.game
-        pos, dice, mover = game.position, game.dice, game.turn
+        pos, dice = game.position, game.dice
         try:
             play = pos.pass_play(dice) if not text.strip() else pos.parse_play(text, dice)
         except NotationError as exc:

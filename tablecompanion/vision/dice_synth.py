@@ -63,7 +63,6 @@ def draw_die(img: np.ndarray, spec: DieSpec, shadow: bool = True) -> None:
     if spec.tilt > 0:
         # the side face towards the camera: a strip below the squashed top face, with its own pips
         depth = math.sin(math.radians(spec.tilt))
-        side = _face_points(spec, 1.0)
         r = _rot(spec.angle)
         off = r @ np.array([0.0, spec.side * (squash / 2 + depth / 2)])
         strip = _face_points(DieSpec(spec.value, spec.x + off[0], spec.y + off[1], spec.side, spec.angle), depth)
@@ -74,7 +73,6 @@ def draw_die(img: np.ndarray, spec: DieSpec, shadow: bool = True) -> None:
             cx, cy = strip(u * 0.55, v * 0.55)
             axes = (max(1, int(spec.side * 0.08)), max(1, int(spec.side * 0.08 * depth)))
             cv2.ellipse(img, (int(cx), int(cy)), axes, spec.angle, 0, 360, spec.pip, -1, cv2.LINE_AA)
-        del side
     cv2.fillConvexPoly(img, corners.astype(np.int32), spec.face, cv2.LINE_AA)
     cv2.polylines(img, [corners.astype(np.int32)], True, tuple(int(c * 0.6) for c in spec.face), 1, cv2.LINE_AA)
     rad = spec.side * (0.1 if spec.value != 1 else 0.12)
