@@ -36,8 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_cls import (PATCH, UNIT, add_run_options, cached, drawn_patches, export, photo_patches,  # noqa: E402
-                            save_state, train)
+from train_dice_cls import (PATCH, UNIT, add_run_options, cached, drawn_patches, export, load_folded_onnx,  # noqa: E402
+                            photo_patches, save_state, train)
 from train_dice_net import augment_colour, load_split, seeded  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
@@ -45,9 +45,23 @@ from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
 DRAWN_SHARE = 0.15  # of the samples drawn in a batch
 
 
-def make_crop(patch: np.ndarray, native_side: float, rng: np.random.Generator) -> np.ndarray:
+def add_glint(cam: np.ndarray, side: float, rng: np.random.Generator) -> np.ndarray:
+    """A lamp's highlight on a glossy face: a soft white ellipse somewhere on the top face (``side`` px, the
+    die centred in ``cam``). byler test's black 4 with a glint between its pips reads 5 to the classifier and
+    is a coin toss to this reader; the photos have few such dice to learn from."""
+    n = cam.shape[0]
+    c = (n / 2 + rng.uniform(-0.3, 0.3) * side, n / 2 + rng.uniform(-0.3, 0.3) * side)
+    axes = (max(1.0, rng.uniform(0.05, 0.16) * side), max(1.0, rng.uniform(0.03, 0.1) * side))
+    mask = np.zeros((n, n), np.float32)
+    cv2.ellipse(mask, (c, (2 * axes[0], 2 * axes[1]), float(rng.uniform(0, 180))), 1.0, -1, cv2.LINE_AA)
+    mask = cv2.GaussianBlur(mask, (0, 0), max(0.6, 0.3 * axes[1]))[..., None] * rng.uniform(0.5, 1.0)
+    white = np.array([rng.uniform(225, 255)] * 3, np.float32)
+    return np.clip(cam.astype(np.float32) * (1 - mask) + white * mask, 0, 255).astype(np.uint8)
+
+
+def make_crop(patch: np.ndarray, native_side: float, rng: np.random.Generator, glint: float = 0.0) -> np.ndarray:
     """One canonical patch (train_dice_cls: the die UNIT px across in PATCH px) as the reader would cut it
-    from a photo, augmented."""
+    from a photo, augmented; with ``glint``, that share of them with a highlight on the face."""
     target = float(np.clip(native_side * math.exp(rng.uniform(-0.35, 0.2)), 14, 64))  # camera px of the die
     est = UNIT * math.exp(rng.uniform(-0.2, 0.2))  # the detector's size is not exact
     cx = PATCH / 2 + rng.normal(0, 0.06) * UNIT
@@ -61,6 +75,8 @@ def make_crop(patch: np.ndarray, native_side: float, rng: np.random.Generator) -
         M = np.array([[-1, 0, n], [0, 1, 0]], np.float64) @ np.vstack([M, [0, 0, 1]])
     cam = cv2.warpAffine(src, M, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     cam = augment_colour(cam, rng)
+    if glint and rng.random() < glint:
+        cam = add_glint(cam, target, rng)
     return cv2.resize(cam, (VAL_SIZE, VAL_SIZE), interpolation=cv2.INTER_AREA if n > VAL_SIZE else cv2.INTER_LINEAR)
 
 
@@ -110,22 +126,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", default="", help="state dict (.pt) to start from")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("--init", default="",
+                    help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen; "
+                         "--widths/--hidden as it was made, 48,96,192 and 192 for the shipped reader)")
+    ap.add_argument("--freeze-bn", action="store_true",
+                    help="keep the batch norms' statistics (implied by an .onnx --init; give it with a .pt saved by such a run)")
+    ap.add_argument("--glint", type=float, default=0.0, help="share of samples given a lamp's highlight (add_glint)")
+    ap.add_argument("--out", help="the .onnx to write (its .pt state dict beside it)")
+    ap.add_argument("--cache-only", action="store_true",
+                    help="build --cache and stop: several runs (tools/train_dice_gpu.sh MODE=valft) share one")
     add_run_options(ap, "32,64,128", 128)
     args = ap.parse_args(argv)
+    if args.cache_only and not args.cache:
+        ap.error("--cache-only needs --cache")
+    if not args.cache_only and not args.out:
+        ap.error("--out is required (or --cache-only with --cache)")
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector, args.workers))
+    if args.cache_only:
+        return 0
     drawn = cache["kinds"] == 5
     p = np.where(drawn, DRAWN_SHARE / max(1, drawn.sum()), (1 - DRAWN_SHARE) / max(1, (~drawn).sum()))
     p /= p.sum()
     print(f"{len(p)} patches, per value {np.bincount(cache['labels'], minlength=7)[1:].tolist()}", flush=True)
     net = build_reader(args.widths, args.hidden)
-    if args.init:
+    if args.init.endswith(".onnx"):
+        load_folded_onnx(net, args.init)
+        args.freeze_bn = True
+    elif args.init:
         net.load_state_dict(torch.load(args.init, map_location="cpu"))
 
     def next_batch(idx, rng):
-        crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng) for i in idx])
+        crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng, args.glint) for i in idx])
         return crops, cache["labels"][idx] - 1  # values 1..6 as classes 0..5
 
     out_path = Path(args.out)
