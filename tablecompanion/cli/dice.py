@@ -31,7 +31,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     e.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="resize every photo (and its labels) by F first: 2 = dice twice as large, as a closer "
                         "camera or a full-size phone photo sees them (at most 8)")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help="print JSON: the figures, and every die not read right (die_failures)")
+    e.add_argument("--failures", action="store_true",
+                   help="also list every die not read right: file, where, labelled and read")
+    e.add_argument("--annotate", metavar="OUT_DIR",
+                   help="write each image with a die not read right here, readings and labels drawn, failures ringed")
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     e.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
@@ -127,7 +131,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier, args.value_reader),
-                          limit=args.limit, scale=args.scale)
+                          limit=args.limit, scale=args.scale, annotate_dir=args.annotate)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -138,6 +142,9 @@ def _eval(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict()))
     else:
         print(result.format())
+        if args.failures and (result.die_failures or result.failures):
+            print("dice not read right:")
+            print(result.format_failures())
     return 0
 
 

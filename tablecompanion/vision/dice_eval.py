@@ -19,7 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablecompanion.vision.dice import DiceConfig, DiceReading, DiceVisionError, load_image, read_dice, read_dice_file
+from tablecompanion.vision.dice import (DiceConfig, DiceReading, DiceVisionError, annotate, load_image, read_dice,
+                                        read_dice_file)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,35 @@ def match(label: LabelledImage, readings: list[DiceReading]) -> tuple[list[tuple
     return pairs, misses, false
 
 
+@dataclass(frozen=True)
+class DieFailure:
+    """One die not read right: ``kind`` is "wrong value", "no value" (cocked or unclear), "missed" or
+    "false die" (read where no die is labelled); (x, y) is the reading's centre, or the label's for a miss."""
+
+    file: str
+    kind: str
+    x: float
+    y: float
+    labelled: int | None = None
+    read: int | None = None
+    status: str = ""
+    confidence: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"file": self.file, "kind": self.kind, "x": round(self.x, 1), "y": round(self.y, 1),
+                "labelled": self.labelled, "read": self.read, "status": self.status,
+                "confidence": round(self.confidence, 3)}
+
+    def format(self) -> str:
+        where = f"{self.file} ({self.x:.0f}, {self.y:.0f})"
+        if self.kind == "missed":
+            return f"{where}: missed, labelled {self.labelled}"
+        seen = f"read {self.read}" if self.read is not None else self.status
+        if self.kind == "false die":
+            return f"{where}: false die, {seen} ({self.confidence:.2f})"
+        return f"{where}: labelled {self.labelled}, {seen} ({self.confidence:.2f})"
+
+
 @dataclass
 class EvalResult:
     images: int = 0
@@ -92,30 +122,42 @@ class EvalResult:
     seconds: float = 0.0
     # confusion[true-1][pred]: pred 0 = no reading (miss or no value), 1..6 = value read
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(6)])
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # images that could not be read, and why
+    # every die not read right: where, what the label says and what was read; the list a person tuning a
+    # table goes through (and where a label the photo contradicts shows up)
+    die_failures: list[DieFailure] = field(default_factory=list)
 
-    def add(self, label: LabelledImage, readings: list[DiceReading]) -> None:
-        """One image's readings scored against its label (the time it took is added by the caller)."""
+    def add(self, label: LabelledImage, readings: list[DiceReading]) -> list[DieFailure]:
+        """One image's readings scored against its label (the time it took is added by the caller); the
+        image's dice not read right."""
         pairs, misses, false = match(label, readings)
         self.images += 1
         self.dice += len(label.values)
         self.misses += len(misses)
         self.false_dice += len(false)
-        ok = not misses and not false
+        found: list[DieFailure] = []
         for i in misses:
             self.confusion[label.values[i] - 1][0] += 1
+            found.append(DieFailure(label.file, "missed", *label.centres[i], label.values[i]))
         for i, j in pairs:
-            true, got = label.values[i], readings[j].value
+            r = readings[j]
+            true, got = label.values[i], r.value
             self.confusion[true - 1][got or 0] += 1
+            if got == true:
+                self.correct += 1
+                continue
             if got is None:
                 self.not_flat += 1
-                ok = False
-            elif got == true:
-                self.correct += 1
             else:
                 self.wrong += 1
-                ok = False
-        self.exact_images += ok
+            found.append(DieFailure(label.file, "no value" if got is None else "wrong value", *r.centre, true,
+                                    got, r.status, r.confidence))
+        for j in false:
+            r = readings[j]
+            found.append(DieFailure(label.file, "false die", *r.centre, None, r.value, r.status, r.confidence))
+        self.exact_images += not found
+        self.die_failures += found
+        return found
 
     @property
     def accuracy(self) -> float:
@@ -143,6 +185,7 @@ class EvalResult:
             "frames_per_second": round(self.fps, 1),
             "confusion": self.confusion,
             "failures": self.failures,
+            "die_failures": [f.to_dict() for f in self.die_failures],
         }
 
     def format(self) -> str:
@@ -159,6 +202,10 @@ class EvalResult:
             lines.append(f"  {v}: " + " ".join(f"{n:4d}" for n in row))
         return "\n".join(lines)
 
+    def format_failures(self) -> str:
+        """One line per die not read right, and per image that could not be read."""
+        return "\n".join([*(f.format() for f in self.die_failures), *self.failures])
+
 
 MAX_SCALE = 8.0
 
@@ -169,19 +216,25 @@ def evaluate(
     config: DiceConfig | None = None,
     limit: int | None = None,
     scale: float = 1.0,
+    annotate_dir: str | Path | None = None,
 ) -> EvalResult:
     """Read every labelled image of a folder and score the readings against the labels. ``scale`` resizes
     each photo (and its labels) first: the same dice seen by a closer or farther camera, or a phone photo
-    at full size, which no labelled set here has."""
+    at full size, which no labelled set here has. With ``annotate_dir``, each image with a die not read
+    right is written there with the readings and the labels drawn on it (:func:`annotate_failures`)."""
     if not 0 < scale <= MAX_SCALE:  # (a 640-px photo at 8x is 5120 px; at 60x it took 4.4 GB)
         raise DiceVisionError(f"scale must be a positive number up to {MAX_SCALE:g}, not {scale}")
     root = Path(dataset)
     labels = load_labels(root, split)
     if limit:
         labels = labels[:limit]
+    out_dir = Path(annotate_dir) if annotate_dir else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
     res = EvalResult()
     for lab in labels:
         t0 = time.perf_counter()
+        img = None
         try:
             img = load_image(root / lab.file)
             if scale != 1.0:
@@ -191,8 +244,26 @@ def evaluate(
             res.failures.append(f"{lab.file}: {exc}")
             readings = []
         res.seconds += time.perf_counter() - t0
-        res.add(scaled(lab, scale), readings)
+        label = scaled(lab, scale)
+        failed = res.add(label, readings)
+        if out_dir is not None and failed and img is not None:
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", str(Path(lab.file).with_suffix(""))) + "_failures.png"
+            cv2.imwrite(str(out_dir / name), annotate_failures(img, label, readings, failed))
     return res
+
+
+def annotate_failures(img: np.ndarray, label: LabelledImage, readings: list[DiceReading],
+                      failed: list[DieFailure]) -> np.ndarray:
+    """The image with every reading drawn (``dice.annotate``), each label's value in white beside its centre,
+    and a red ring round each die not read right."""
+    out = annotate(img, readings)
+    for (x, y), r, v in zip(label.centres, label.radii, label.values):
+        cv2.putText(out, str(v), (int(x + 0.5 * r), int(y + r)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(out, str(v), (int(x + 0.5 * r), int(y + r)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
+    size = max([r for r in label.radii] or [20.0])
+    for f in failed:
+        cv2.circle(out, (int(round(f.x)), int(round(f.y))), int(1.3 * size), (0, 0, 255), 2, cv2.LINE_AA)
+    return out
 
 
 def scaled(label: LabelledImage, scale: float) -> LabelledImage:
@@ -211,4 +282,4 @@ def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig 
         yield (lab, readings, *match(lab, readings))
 
 
-__all__ = ["EvalResult", "LabelledImage", "evaluate", "load_labels", "match", "per_image", "scaled", "np"]
+__all__ = ["DieFailure", "EvalResult", "LabelledImage", "annotate_failures", "evaluate", "load_labels", "match", "per_image", "scaled", "np"]

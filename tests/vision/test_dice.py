@@ -133,9 +133,38 @@ def test_eval_scores_a_labelled_folder(tmp_path):
     assert res.images == 2 and res.dice == 3
     assert res.correct == 3 and res.misses == 0 and res.false_dice == 0 and res.exact_rate == 1.0
     assert res.confusion[5][6] == 1
+    assert res.die_failures == []
     # the train split has only a missing file: a miss and a recorded failure, not a crash
     res = evaluate(tmp_path, split="train")
     assert res.misses == 1 and res.failures
+    assert [(f.kind, f.labelled, f.read) for f in res.die_failures] == [("missed", 1, None)]
+
+
+def test_eval_lists_and_draws_each_die_not_read_right(tmp_path, capsys):
+    """A label that disagrees with the photo (a 5 labelled 3) and a die the labels leave out (the 6) are
+    listed with where they are and what was read, and their image is written with them ringed; an image
+    read right is not written."""
+    _write_set(tmp_path)
+    rows = (tmp_path / "labels.csv").read_text().splitlines()
+    rows[1] = rows[1].replace("images/0.png,2 5,", "images/0.png,2 3,")
+    rows[2] = rows[2].replace("images/1.png,6,", "images/1.png,,").replace('"478,178,522,222"', '""')
+    (tmp_path / "labels.csv").write_text("\n".join(rows) + "\n")
+    res = evaluate(tmp_path, split="test", annotate_dir=tmp_path / "out")
+    got = sorted((f.file, f.kind, f.labelled, f.read) for f in res.die_failures)
+    assert got == [("images/0.png", "wrong value", 3, 5), ("images/1.png", "false die", None, 6)]
+    wrong = next(f for f in res.die_failures if f.kind == "wrong value")
+    assert abs(wrong.x - 600) < 8 and abs(wrong.y - 400) < 8
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == ["images_0_failures.png", "images_1_failures.png"]
+    drawn = cv2.imread(str(tmp_path / "out" / "images_0_failures.png"))
+    assert drawn.shape == cv2.imread(str(tmp_path / "images" / "0.png")).shape
+    assert main(["dice", "eval", str(tmp_path), "--split", "test", "--failures"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(ln.startswith("images/0.png (6") and ": labelled 3, read 5 (" in ln for ln in lines), lines
+    assert any(ln.startswith("images/1.png (5") and ": false die, read 6 (" in ln for ln in lines), lines
+    assert main(["dice", "eval", str(tmp_path), "--split", "test", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["die_failures"]
+    assert {(f["kind"], f["labelled"], f["read"]) for f in listed} == {("wrong value", 3, 5), ("false die", None, 6)}
 
 
 def test_eval_at_a_scale_resizes_photos_and_labels_alike(tmp_path, capsys):
