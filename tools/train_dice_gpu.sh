@@ -121,6 +121,28 @@ if [ "${MODE:-}" = net ]; then
     ls -l "$OUT"
     exit $(( RA || RB ))
 fi
+# Fine-tunes side by side (MODE=clsft, MODE=valft): one cache, $RUNS each in its own process with its share of
+# the cores for cutting crops; the ONNX files come back, the logs in one tarball.
+start_runs() {  # $1: the mode, naming the default log folder and cache
+    TRAIN="$D/dice/byler:train $D/dice/matteo:train"
+    LOGS=${LOGS:-/tmp/$1_logs}; mkdir -p $LOGS
+    CACHEF=${CACHEF:-/tmp/$1_cache.npz}
+    N=$(echo $RUNS | wc -w)
+    CW=${CW:-$(( ($(nproc) - N) / N ))}; [ $CW -ge 1 ] || CW=1
+    PIDS=""
+    t0=$(date +%s)
+}
+finish_runs() {  # $1: the mode, naming the tarball of logs; exits with 1 if any run failed
+    RC=0
+    for p in $PIDS; do wait $p || RC=1; done
+    for r in $RUNS; do
+        name=${r%%:*}; echo "== $r"; grep -v -e Warning -e "torch.onnx.export(" $LOGS/$name.log | tail -n 4
+    done
+    rm -f "$OUT"/*.pt  # the ONNX is what ships and what --init takes; at most 8 files come back
+    tar -czf "$OUT/$1_logs.tgz" -C $LOGS $(cd $LOGS && ls *.log)
+    echo "total $(( $(date +%s) - t0 )) s"; ls -l "$OUT"
+    exit $RC
+}
 if [ "${MODE:-}" = valft ]; then
     # The forty-third session's preparation: the shipped value reader fine-tuned further, side by side from one
     # cache, some runs with lamp highlights on the dice (byler test's black 4 with a glint between its pips is
@@ -128,17 +150,11 @@ if [ "${MODE:-}" = valft ]; then
     # `dice eval --value-reader` on the train splits, the rule fixed before the held-out splits are read).
     INIT=${INIT:-tablecompanion/vision/models/dice_val.onnx}
     RUNS=${RUNS:-"a:1e-3:$M:21:0 b:1e-3:$M:22:0.2 c:3e-4:$M:23:0.2 d:3e-4:$M:24:0.4"}
-    TRAIN="$D/dice/byler:train $D/dice/matteo:train"
-    LOGS=${LOGS:-/tmp/valft_logs}; mkdir -p $LOGS
-    CACHEF=${CACHEF:-/tmp/valft_cache.npz}
-    N=$(echo $RUNS | wc -w)
-    CW=${CW:-$(( ($(nproc) - N) / N ))}; [ $CW -ge 1 ] || CW=1
-    t0=$(date +%s)
+    start_runs valft
     $PY tools/train_dice_val.py --train $TRAIN --cache $CACHEF --workers $WORKERS --cache-only \
         > $LOGS/cache.log 2>&1 || { cat $LOGS/cache.log; exit 1; }
     grep -v -e Warning $LOGS/cache.log
     echo "cache: $(( $(date +%s) - t0 )) s; $N runs of $CW crop workers each"
-    PIDS=""
     for r in $RUNS; do
         IFS=: read name lr mins seed glint <<< "$r"
         $PY tools/train_dice_val.py --train $TRAIN --cache $CACHEF --init $INIT --widths 48,96,192 --hidden 192 \
@@ -146,34 +162,20 @@ if [ "${MODE:-}" = valft ]; then
             --workers $CW --threads 1 --out "$OUT/dice_val_$name.onnx" > $LOGS/$name.log 2>&1 &
         PIDS="$PIDS $!"
     done
-    RC=0
-    for p in $PIDS; do wait $p || RC=1; done
-    for r in $RUNS; do
-        name=${r%%:*}; echo "== $r"; grep -v -e Warning -e "torch.onnx.export(" $LOGS/$name.log | tail -n 4
-    done
-    rm -f "$OUT"/*.pt  # the ONNX is what ships and what --init takes; at most 8 files come back
-    tar -czf "$OUT/valft_logs.tgz" -C $LOGS $(cd $LOGS && ls *.log)
-    echo "total $(( $(date +%s) - t0 )) s"; ls -l "$OUT"
-    exit $RC
+    finish_runs valft
 fi
 if [ "${MODE:-}" = clsft ]; then
     # The forty-second session's run: the shipped classifier fine-tuned further, several learning rates and
     # lengths side by side, each from the same cache; which (if any) ships is chosen here on the train splits.
     INIT=${INIT:-tablecompanion/vision/models/dice_cls.onnx}
     RUNS=${RUNS:-"a:1e-3:$M:11 b:5e-4:$M:12 c:3e-4:$M:13 d:1e-3:$(awk "BEGIN{print $M/2}"):14"}
-    TRAIN="$D/dice/byler:train $D/dice/matteo:train"
-    LOGS=${LOGS:-/tmp/clsft_logs}; mkdir -p $LOGS
-    CACHEF=${CACHEF:-/tmp/clsft_cache.npz}
-    N=$(echo $RUNS | wc -w)
-    CW=${CW:-$(( ($(nproc) - N) / N ))}; [ $CW -ge 1 ] || CW=1
-    t0=$(date +%s)
+    start_runs clsft
     # the cache: photo patches cut here by the detector in WORKERS processes, drawn dice drawn here, and the
     # carried simulator patches and board finds
     $PY tools/train_dice_cls.py --train $TRAIN --sim $D/cls_extra_jpg.npz --cache $CACHEF --workers $WORKERS \
         --cache-only > $LOGS/cache.log 2>&1 || { cat $LOGS/cache.log; exit 1; }
     grep -v -e Warning $LOGS/cache.log
     echo "cache: $(( $(date +%s) - t0 )) s; $N runs of $CW crop workers each"
-    PIDS=""
     for r in $RUNS; do
         IFS=: read name lr mins seed <<< "$r"
         $PY tools/train_dice_cls.py --train $TRAIN --cache $CACHEF --init $INIT --lr $lr --minutes $mins \
@@ -181,15 +183,7 @@ if [ "${MODE:-}" = clsft ]; then
             --threads 1 --out "$OUT/dice_cls_$name.onnx" > $LOGS/$name.log 2>&1 &
         PIDS="$PIDS $!"
     done
-    RC=0
-    for p in $PIDS; do wait $p || RC=1; done
-    for r in $RUNS; do
-        name=${r%%:*}; echo "== $r"; grep -v -e Warning -e "torch.onnx.export(" $LOGS/$name.log | tail -n 4
-    done
-    rm -f "$OUT"/*.pt  # the ONNX is what ships and what --init takes; at most 8 files come back
-    tar -czf "$OUT/clsft_logs.tgz" -C $LOGS $(cd $LOGS && ls *.log)
-    echo "total $(( $(date +%s) - t0 )) s"; ls -l "$OUT"
-    exit $RC
+    finish_runs clsft
 fi
 # The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
 TRAIN="$D/dice/byler:train $D/dice/matteo:train"
