@@ -54,10 +54,46 @@ def seeded(args) -> np.random.Generator:
     return np.random.default_rng(args.seed)
 
 
-def load_split(spec: str):
-    """``DIR:split`` -> list of (image, dice array [x, y, side, value, cocked])."""
+LABEL_FIXES = Path(__file__).resolve().parent / "dice_label_fixes.csv"
+
+
+def load_label_fixes(path: str | Path = LABEL_FIXES) -> dict[tuple[str, str], list[dict]]:
+    """{(set folder name, file): [fix]} from a CSV (set, file, x, y, labelled, seen, side, note): a label the
+    photo contradicts (``labelled`` -> ``seen``), or a die the labels leave out (``labelled`` empty, ``side``
+    given). Each was looked at in the photo (docs/dice.md, "What fails"); train splits only, so that a
+    network never learns from a held-out photo. "" or "none": no fixes."""
+    if not path or str(path) == "none":
+        return {}
+    fixes: dict[tuple[str, str], list[dict]] = {}
+    with Path(path).open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            fixes.setdefault((row["set"], row["file"]), []).append(row)
+    return fixes
+
+
+def apply_label_fixes(dice: np.ndarray, fixes: list[dict], where: str) -> np.ndarray:
+    """``dice`` ([x, y, side, value, cocked] rows) with ``fixes`` applied. A fix that finds no label where
+    it says, or a label of another value, is an error: the labels or the list changed, and the list is stale."""
+    dice = dice.copy()
+    for f in fixes:
+        x, y, seen = float(f["x"]), float(f["y"]), int(f["seen"])
+        if not f["labelled"]:
+            dice = np.vstack([dice, np.array([[x, y, float(f["side"]), seen, 0.0]], np.float32)])
+            continue
+        dist = np.hypot(dice[:, 0] - x, dice[:, 1] - y) if len(dice) else np.array([np.inf])
+        i = int(np.argmin(dist))
+        if dist[i] > 0.5 * dice[i, 2] or int(dice[i, 3]) != int(f["labelled"]):
+            raise SystemExit(f"label fix for {where} at ({x:g}, {y:g}): no die labelled {f['labelled']} there")
+        dice[i, 3] = seen
+    return dice
+
+
+def load_split(spec: str, fixes: str | Path = LABEL_FIXES):
+    """``DIR:split`` -> list of (image, dice array [x, y, side, value, cocked]), with the label fixes for
+    that set applied (:func:`load_label_fixes`)."""
     root, _, split = spec.partition(":")
     root = Path(root)
+    known = load_label_fixes(fixes)
     out = []
     with (root / "labels.csv").open(newline="") as fh:
         for row in csv.DictReader(fh):
@@ -76,7 +112,10 @@ def load_split(spec: str):
                 side = float(np.median(est)) if est else 60.0
                 sides = [side] * len(vals)
             d = [((x1 + x2) / 2, (y1 + y2) / 2, s, v, 0.0) for (x1, y1, x2, y2), s, v in zip(boxes, sides, vals)]
-            out.append((img, np.array(d, np.float32).reshape(-1, 5)))
+            dice = np.array(d, np.float32).reshape(-1, 5)
+            if (root.name, row["file"]) in known:
+                dice = apply_label_fixes(dice, known[(root.name, row["file"])], f"{root.name}/{row['file']}")
+            out.append((img, dice))
     return out
 
 
