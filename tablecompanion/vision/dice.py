@@ -767,9 +767,9 @@ def _read_dice(frame: np.ndarray, config: DiceConfig) -> list[DiceReading]:
             sx, sy = w / sized.shape[1], h / sized.shape[0]
             once = replace(config, big_die=0.0, small_die=0.0, work_size=max(config.work_size, *size))
             return [_rescale(r, sx, sy) for r in _read_dice(check_frame(sized), once)]
-        found = second_opinion(frame, read_dice_net(frame, net, config, classifier, passes), config)
         if config.combine not in ("fill", "union", "none"):
             raise DiceVisionError(f"combine is 'fill', 'union' or 'none', not {config.combine!r}")
+        found = second_opinion(frame, read_dice_net(frame, net, config, classifier, passes), config)
         if config.combine == "fill" and config.value_reader_first:
             found = read_unclear(frame, found, config)
         if config.combine == "none" or (config.combine == "fill" and all(r.status != "unclear" for r in found)):
@@ -821,8 +821,14 @@ def _without_weak_finds(readings: list[DiceReading], config: DiceConfig,
     reader = _value_reader(config)
     if reader is None:
         return kept
-    return [r for r in kept if r.heat >= config.net_weak_heat
-            or int(np.argmax(reader.read(frame, r.centre[0], r.centre[1], r.size))) + 1 == r.value]
+    return [r for r in kept if r.heat >= config.net_weak_heat or _value_read(reader, frame, r)[0] == r.value]
+
+
+def _value_read(reader, frame: np.ndarray, r: DiceReading) -> tuple[int, float]:
+    """The value the value reader gives the die ``r`` outlines, and how sure of it it is."""
+    p = reader.read(frame, r.centre[0], r.centre[1], r.size)
+    value = int(np.argmax(p)) + 1
+    return value, float(p[value - 1])
 
 
 def _value_reader(config: DiceConfig):
@@ -928,10 +934,9 @@ def second_opinion(frame: np.ndarray, readings: list[DiceReading], config: DiceC
     out = []
     for r, look in zip(readings, hedged):
         if look:
-            p = reader.read(frame, r.centre[0], r.centre[1], r.size)
-            value = int(np.argmax(p)) + 1
-            if value != r.value and p[value - 1] >= config.value_min:
-                r = replace(r, value=value, confidence=float(p[value - 1]))
+            value, sure = _value_read(reader, frame, r)
+            if value != r.value and sure >= config.value_min:
+                r = replace(r, value=value, confidence=sure)
         out.append(r)
     return out
 
@@ -949,10 +954,9 @@ def read_unclear(frame: np.ndarray, readings: list[DiceReading], config: DiceCon
     out = []
     for r in readings:
         if r.status == "unclear" and r.tilt < config.value_max_tilt and r.size > 0:
-            p = reader.read(frame, r.centre[0], r.centre[1], r.size)
-            value = int(np.argmax(p)) + 1
-            if p[value - 1] >= config.value_min:
-                r = replace(r, value=value, status="flat", confidence=float(p[value - 1]))
+            value, sure = _value_read(reader, frame, r)
+            if sure >= config.value_min:
+                r = replace(r, value=value, status="flat", confidence=sure)
         out.append(r)
     return out
 

@@ -260,7 +260,7 @@ def annotate_failures(img: np.ndarray, label: LabelledImage, readings: list[Dice
     for (x, y), r, v in zip(label.centres, label.radii, label.values):
         cv2.putText(out, str(v), (int(x + 0.5 * r), int(y + r)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(out, str(v), (int(x + 0.5 * r), int(y + r)), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1, cv2.LINE_AA)
-    size = max([r for r in label.radii] or [20.0])
+    size = max(label.radii, default=20.0)
     for f in failed:
         cv2.circle(out, (int(round(f.x)), int(round(f.y))), int(1.3 * size), (0, 0, 255), 2, cv2.LINE_AA)
     return out
