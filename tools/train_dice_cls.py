@@ -410,14 +410,46 @@ def train(net, p: np.ndarray, next_batch, rng: np.random.Generator, args, checkp
     return step, time.time() - t0
 
 
-def add_run_options(ap: argparse.ArgumentParser, widths: str, hidden: int) -> None:
+def add_run_options(ap: argparse.ArgumentParser, widths: str, hidden: int, mode: str) -> None:
     """Options both crop networks share: where they train, who cuts the crops, how wide they are (the
-    reader loads an ONNX by its input size and class count only, so any width ships)."""
+    reader loads an ONNX by its input size and class count only, so any width ships), what they start from
+    and where they go (``mode``: the tools/train_dice_gpu.sh mode whose runs share one cache). Parse with
+    :func:`parse_run_args`."""
+    ap.add_argument("--init", default="",
+                    help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen; "
+                         "--widths/--hidden as it was made)")
+    ap.add_argument("--freeze-bn", action="store_true",
+                    help="keep the batch norms' statistics (implied by an .onnx --init; "
+                         "give it with a .pt saved by such a run)")
+    ap.add_argument("--out", help="the .onnx to write (its .pt state dict beside it)")
+    ap.add_argument("--cache-only", action="store_true",
+                    help=f"build --cache and stop: several runs (tools/train_dice_gpu.sh MODE={mode}) share one")
     ap.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
     ap.add_argument("--workers", type=int, default=0, help="processes cutting crops (0: this one)")
     ap.add_argument("--widths", type=lambda s: tuple(int(w) for w in s.split(",")), default=widths,
                     help=f"channels of the three conv stages (default {widths})")
     ap.add_argument("--hidden", type=int, default=hidden, help="units of the hidden dense layer")
+
+
+def parse_run_args(ap: argparse.ArgumentParser, argv: list[str] | None):
+    """``ap``'s arguments, with --out and --cache-only checked against each other and --cache."""
+    args = ap.parse_args(argv)
+    if args.cache_only and not args.cache:
+        ap.error("--cache-only needs --cache")
+    if not args.cache_only and not args.out:
+        ap.error("--out is required (or --cache-only with --cache)")
+    return args
+
+
+def start_from(net, args) -> None:
+    """``net`` set to ``args.init``: a shipped ONNX (folded norms, then kept fixed) or a state dict."""
+    import torch
+
+    if args.init.endswith(".onnx"):
+        load_folded_onnx(net, args.init)
+        args.freeze_bn = True
+    elif args.init:
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
 
 
 def save_state(net, path: Path) -> None:
@@ -475,8 +507,6 @@ def load_folded_onnx(net, path: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import torch
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
     ap.add_argument("--sim", default="", help="npz from tools/dice_sim_data.py")
@@ -493,20 +523,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards-seed", type=int, default=100, help="their seed (not one `dice boards` is measured on)")
     ap.add_argument("--board-share", type=float, default=0.0,
                     help="share of samples drawn from the board finds (0: as many as their count gives)")
-    ap.add_argument("--init", default="",
-                    help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen)")
-    ap.add_argument("--freeze-bn", action="store_true",
-                    help="keep the batch norms' statistics (implied by an .onnx --init; "
-                         "give it with a .pt saved by such a run)")
-    ap.add_argument("--out", help="the .onnx to write (its .pt state dict beside it)")
-    ap.add_argument("--cache-only", action="store_true",
-                    help="build --cache and stop: several runs (tools/train_dice_gpu.sh MODE=clsft) share one")
-    add_run_options(ap, "24,48,96", 96)
-    args = ap.parse_args(argv)
-    if args.cache_only and not args.cache:
-        ap.error("--cache-only needs --cache")
-    if not args.cache_only and not args.out:
-        ap.error("--out is required (or --cache-only with --cache)")
+    add_run_options(ap, "24,48,96", 96, "clsft")
+    args = parse_run_args(ap, argv)
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args, rng))
     if args.cache_only:
@@ -514,11 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     p = sampling_weights(cache, args.board_share)
     net = build_classifier(args.widths, args.hidden)
-    if args.init.endswith(".onnx"):
-        load_folded_onnx(net, args.init)
-        args.freeze_bn = True
-    elif args.init:
-        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+    start_from(net, args)
     step, seconds = train(net, p, lambda idx, r: batch(cache, idx, r, args.oversize), rng, args,
                           checkpoint=lambda n: export(n, Path(args.out)))
     export(net, Path(args.out))

@@ -36,8 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train_dice_cls import (PATCH, UNIT, add_run_options, cached, drawn_patches, export, load_folded_onnx,  # noqa: E402
-                            photo_patches, save_state, train)
+from train_dice_cls import (PATCH, UNIT, add_run_options, cached, drawn_patches, export, parse_run_args,  # noqa: E402
+                            photo_patches, save_state, start_from, train)
 from train_dice_net import augment_colour, load_split, seeded  # noqa: E402
 
 from tablecompanion.vision.dice_model import CLS_CONTEXT, VAL_SIZE  # noqa: E402
@@ -113,8 +113,6 @@ def build_cache(train: list[str], drawn: int, rng: np.random.Generator, detector
 
 
 def main(argv: list[str] | None = None) -> int:
-    import torch
-
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--train", nargs="+", required=True, help="DIR:split of labelled photo sets (train splits only)")
     ap.add_argument("--drawn", type=int, default=1500, help="drawn scenes (about half give a flat die)")
@@ -126,21 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--init", default="",
-                    help="state dict (.pt) to start from, or a shipped .onnx (its batch norms folded: trained frozen; "
-                         "--widths/--hidden as it was made, 48,96,192 and 192 for the shipped reader)")
-    ap.add_argument("--freeze-bn", action="store_true",
-                    help="keep the batch norms' statistics (implied by an .onnx --init; give it with a .pt saved by such a run)")
     ap.add_argument("--glint", type=float, default=0.0, help="share of samples given a lamp's highlight (add_glint)")
-    ap.add_argument("--out", help="the .onnx to write (its .pt state dict beside it)")
-    ap.add_argument("--cache-only", action="store_true",
-                    help="build --cache and stop: several runs (tools/train_dice_gpu.sh MODE=valft) share one")
-    add_run_options(ap, "32,64,128", 128)
-    args = ap.parse_args(argv)
-    if args.cache_only and not args.cache:
-        ap.error("--cache-only needs --cache")
-    if not args.cache_only and not args.out:
-        ap.error("--out is required (or --cache-only with --cache)")
+    add_run_options(ap, "32,64,128", 128, "valft")  # the shipped reader: --widths 48,96,192 --hidden 192
+    args = parse_run_args(ap, argv)
     rng = seeded(args)
     cache = cached(args.cache, lambda: build_cache(args.train, args.drawn, rng, args.detector, args.workers))
     if args.cache_only:
@@ -150,11 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p /= p.sum()
     print(f"{len(p)} patches, per value {np.bincount(cache['labels'], minlength=7)[1:].tolist()}", flush=True)
     net = build_reader(args.widths, args.hidden)
-    if args.init.endswith(".onnx"):
-        load_folded_onnx(net, args.init)
-        args.freeze_bn = True
-    elif args.init:
-        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+    start_from(net, args)
 
     def next_batch(idx, rng):
         crops = np.stack([make_crop(cache["patches"][i], float(cache["sides"][i]), rng, args.glint) for i in idx])
