@@ -84,17 +84,15 @@ def _config(path: str | None, model: str | None = None, classifier: str | None =
 def _read(args: argparse.Namespace) -> int:
     import cv2
 
-    from tablecompanion.vision.dice import DiceVisionError, annotate, read_dice
+    from tablecompanion.vision.dice import DiceVisionError, annotate, annotation_dir, read_dice
     import numpy as np
 
     try:
         config = _config(args.config, args.model, args.classifier, args.value_reader)
+        out_dir = annotation_dir(args.annotate)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    out_dir = Path(args.annotate) if args.annotate else None
-    if out_dir:
-        out_dir.mkdir(parents=True, exist_ok=True)
     results = []
     status = 0
     for name in args.images:

@@ -1320,6 +1320,19 @@ def big_dice_shrink(frame: np.ndarray, net, classifier, config: DiceConfig = DEF
     return scale if scale < full else 1.0
 
 
+def annotation_dir(path: str | Path | None) -> Path | None:
+    """The folder annotated images go to, made when missing; None for none. A path that is a file, or
+    cannot be made, is a DiceVisionError before any image is read, not a traceback after."""
+    if not path:
+        return None
+    out = Path(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DiceVisionError(f"cannot write annotated images to {out}: {exc.strerror or exc}") from None
+    return out
+
+
 def load_image(path: str | Path) -> np.ndarray:
     """An image file as BGR; a clear DiceVisionError when it cannot be read."""
     p = Path(path)

@@ -81,11 +81,9 @@ def evaluate_boards(frames: int = 60, seed: int = 0, config: DiceConfig | None =
     style in turn (``roll_eval.render_case``)."""
     import cv2
 
-    from tablecompanion.vision.dice import annotate
+    from tablecompanion.vision.dice import annotate, annotation_dir
 
-    out = Path(annotate_dir) if annotate_dir else None
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
+    out = annotation_dir(annotate_dir)
     res = BoardsResult()
     t0 = time.perf_counter()
     for case, board in empty_boards(frames, seed):

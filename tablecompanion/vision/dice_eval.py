@@ -19,8 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablecompanion.vision.dice import (DiceConfig, DiceReading, DiceVisionError, annotate, load_image, read_dice,
-                                        read_dice_file)
+from tablecompanion.vision.dice import (DiceConfig, DiceReading, DiceVisionError, annotate, annotation_dir, load_image,
+                                        read_dice, read_dice_file)
 
 
 @dataclass(frozen=True)
@@ -228,9 +228,7 @@ def evaluate(
     labels = load_labels(root, split)
     if limit:
         labels = labels[:limit]
-    out_dir = Path(annotate_dir) if annotate_dir else None
-    if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = annotation_dir(annotate_dir)
     res = EvalResult()
     for lab in labels:
         t0 = time.perf_counter()

@@ -184,6 +184,19 @@ def test_eval_at_a_scale_resizes_photos_and_labels_alike(tmp_path, capsys):
     assert "up to 8" in capsys.readouterr().err
 
 
+def test_an_annotation_folder_that_cannot_be_made_is_a_clear_error(tmp_path, capsys):
+    """``--annotate`` naming a file, not a folder: exit 2 with a message before any image is read, for
+    ``dice read`` and ``dice eval`` alike (it was a traceback)."""
+    _write_set(tmp_path)
+    blocked = tmp_path / "a_file"
+    blocked.write_text("not a folder")
+    assert main(["dice", "eval", str(tmp_path), "--split", "test", "--annotate", str(blocked)]) == 2
+    assert "cannot write annotated images to" in capsys.readouterr().err
+    assert main(["dice", "read", str(tmp_path / "images" / "0.png"), "--annotate", str(blocked / "sub")]) == 2
+    assert "cannot write annotated images to" in capsys.readouterr().err
+    assert blocked.read_text() == "not a folder"
+
+
 def test_cli_read_json_contract(tmp_path, capsys):
     img = scene([DieSpec(4, 300, 300, 44)])
     path = tmp_path / "a.png"
