@@ -36,6 +36,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablecompanion.vision.dice_model import INPUT_MEAN, INPUT_SCALE  # noqa: E402
+from tablecompanion.vision import dice_eval  # noqa: E402
+from tablecompanion.vision.dice import DiceVisionError  # noqa: E402
 
 CROP = 160
 STRIDE = 4
@@ -58,17 +60,15 @@ LABEL_FIXES = Path(__file__).resolve().parent / "dice_label_fixes.csv"
 
 
 def load_label_fixes(path: str | Path = LABEL_FIXES) -> dict[tuple[str, str], list[dict]]:
-    """{(set folder name, file): [fix]} from a CSV (set, file, x, y, labelled, seen, side, note): a label the
-    photo contradicts (``labelled`` -> ``seen``), or a die the labels leave out (``labelled`` empty, ``side``
-    given). Each was looked at in the photo (docs/dice.md, "What fails"); train splits only, so that a
-    network never learns from a held-out photo. "" or "none": no fixes."""
+    """{(set folder name, file): [fix]}: the labels the photos contradict and the dice the labels leave out,
+    each looked at in the photo (``dice_eval.load_label_fixes``; docs/dice.md, "What fails"); train splits
+    only, so that a network never learns from a held-out photo. "" or "none": no fixes."""
     if not path or str(path) == "none":
         return {}
-    fixes: dict[tuple[str, str], list[dict]] = {}
-    with Path(path).open(newline="") as fh:
-        for row in csv.DictReader(fh):
-            fixes.setdefault((row["set"], row["file"]), []).append(row)
-    return fixes
+    try:
+        return dice_eval.load_label_fixes(path)
+    except DiceVisionError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 def apply_label_fixes(dice: np.ndarray, fixes: list[dict], where: str) -> np.ndarray:

@@ -36,6 +36,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="also list every die not read right: file, where, labelled and read")
     e.add_argument("--annotate", metavar="OUT_DIR",
                    help="write each image with a die not read right here, readings and labels drawn, failures ringed")
+    e.add_argument("--label-fixes", metavar="CSV",
+                   help="score the labels this list corrects as corrected (tools/dice_label_fixes.csv: train "
+                        "splits, for choosing a network trained on them; held-out figures use the labels as given)")
     e.add_argument("--config", metavar="JSON")
     e.add_argument("--model", metavar="PATH", help="dice network .onnx to use, or 'pips' for pip counting")
     e.add_argument("--classifier", metavar="PATH", help="dice crop classifier .onnx to use, or 'none'")
@@ -129,7 +132,8 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         result = evaluate(args.dataset, args.split, _config(args.config, args.model, args.classifier, args.value_reader),
-                          limit=args.limit, scale=args.scale, annotate_dir=args.annotate)
+                          limit=args.limit, scale=args.scale, annotate_dir=args.annotate,
+                          label_fixes=args.label_fixes)
     except DiceVisionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

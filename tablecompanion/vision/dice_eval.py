@@ -59,6 +59,57 @@ def load_labels(dataset: str | Path, split: str | None = None, min_radius: float
     return out
 
 
+def load_label_fixes(path: str | Path) -> dict[tuple[str, str], list[dict]]:
+    """{(set folder name, file): [fix]} from a CSV (set, file, x, y, labelled, seen, side, note): a label the
+    photo contradicts (``labelled`` -> ``seen``), or a die the labels leave out (``labelled`` empty, ``side``
+    its size). ``tools/dice_label_fixes.csv`` is the list for the train splits, each fix looked at in the
+    photo: the training tools learn from it, and the train splits are scored with it when a network trained
+    on it is chosen (``dice eval --label-fixes``). The held-out figures are always the labels as given."""
+    need = {"set", "file", "x", "y", "labelled", "seen", "side"}
+    fixes: dict[tuple[str, str], list[dict]] = {}
+    try:
+        with Path(path).open(newline="") as fh:
+            reader = csv.DictReader(fh)
+            if not need <= set(reader.fieldnames or ()):
+                raise DiceVisionError(f"{path}: a label-fix list needs the columns {', '.join(sorted(need))}")
+            for n, row in enumerate(reader, start=2):
+                try:
+                    float(row["x"]), float(row["y"]), int(row["seen"])
+                    int(row["labelled"]) if row["labelled"] else float(row["side"])
+                except (TypeError, ValueError):
+                    raise DiceVisionError(f"{path}, line {n}: x, y, seen and labelled (or side) must be numbers")
+                fixes.setdefault((row["set"], row["file"]), []).append(row)
+    except OSError as exc:
+        raise DiceVisionError(f"cannot read label fixes {path}: {exc.strerror or exc}") from None
+    return fixes
+
+
+def fix_labels(labels: list[LabelledImage], fixes: dict[tuple[str, str], list[dict]], set_name: str,
+               min_radius: float = 18.0) -> tuple[list[LabelledImage], int]:
+    """``labels`` with the fixes for ``set_name`` applied, and how many applied. A fix on a photo that is
+    loaded but finds no label of its value where it says is an error: the list is out of date."""
+    out, applied = [], 0
+    for lab in labels:
+        todo = fixes.get((set_name, lab.file), [])
+        values, centres, radii = list(lab.values), list(lab.centres), list(lab.radii)
+        for f in todo:
+            x, y, seen = float(f["x"]), float(f["y"]), int(f["seen"])
+            if not f["labelled"]:
+                values.append(seen)
+                centres.append((x, y))
+                radii.append(max(min_radius, 0.5 * float(f["side"])))
+            else:
+                near = [i for i, (c, r) in enumerate(zip(centres, radii))
+                        if math.dist(c, (x, y)) <= r and values[i] == int(f["labelled"])]
+                if not near:
+                    raise DiceVisionError(f"label fix for {set_name}/{lab.file} at ({x:g}, {y:g}): "
+                                          f"no die labelled {f['labelled']} there")
+                values[min(near, key=lambda i: math.dist(centres[i], (x, y)))] = seen
+            applied += 1
+        out.append(replace(lab, values=tuple(values), centres=tuple(centres), radii=tuple(radii)) if todo else lab)
+    return out, applied
+
+
 def match(label: LabelledImage, readings: list[DiceReading]) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     """Greedy nearest-centre matching: (pairs label→reading, unmatched labels, unmatched readings)."""
     cands = []
@@ -126,6 +177,7 @@ class EvalResult:
     # every die not read right: where, what the label says and what was read; the list a person tuning a
     # table goes through (and where a label the photo contradicts shows up)
     die_failures: list[DieFailure] = field(default_factory=list)
+    labels_fixed: int = 0  # labels corrected or added by a label-fix list (``evaluate(label_fixes=...)``)
 
     def add(self, label: LabelledImage, readings: list[DiceReading]) -> list[DieFailure]:
         """One image's readings scored against its label (the time it took is added by the caller); the
@@ -186,11 +238,12 @@ class EvalResult:
             "confusion": self.confusion,
             "failures": self.failures,
             "die_failures": [f.to_dict() for f in self.die_failures],
+            "labels_fixed": self.labels_fixed,
         }
 
     def format(self) -> str:
         lines = [
-            f"images {self.images}, dice {self.dice}",
+            f"images {self.images}, dice {self.dice}" + (f" ({self.labels_fixed} labels fixed)" if self.labels_fixed else ""),
             f"per-die value accuracy {100 * self.accuracy:.2f}% ({self.correct}/{self.dice})",
             f"wrong value {self.wrong}, no value (cocked/unclear) {self.not_flat}, misses {self.misses}, "
             f"false dice {self.false_dice}",
@@ -217,19 +270,23 @@ def evaluate(
     limit: int | None = None,
     scale: float = 1.0,
     annotate_dir: str | Path | None = None,
+    label_fixes: str | Path | None = None,
 ) -> EvalResult:
     """Read every labelled image of a folder and score the readings against the labels. ``scale`` resizes
     each photo (and its labels) first: the same dice seen by a closer or farther camera, or a phone photo
     at full size, which no labelled set here has. With ``annotate_dir``, each image with a die not read
-    right is written there with the readings and the labels drawn on it (:func:`annotate_failures`)."""
+    right is written there with the readings and the labels drawn on it (:func:`annotate_failures`). With
+    ``label_fixes`` (a CSV, :func:`load_label_fixes`), the labels the list corrects are scored as corrected."""
     if not 0 < scale <= MAX_SCALE:  # (a 640-px photo at 8x is 5120 px; at 60x it took 4.4 GB)
         raise DiceVisionError(f"scale must be a positive number up to {MAX_SCALE:g}, not {scale}")
     root = Path(dataset)
     labels = load_labels(root, split)
+    res = EvalResult()
+    if label_fixes:
+        labels, res.labels_fixed = fix_labels(labels, load_label_fixes(label_fixes), root.resolve().name)
     if limit:
         labels = labels[:limit]
     out_dir = annotation_dir(annotate_dir)
-    res = EvalResult()
     for lab in labels:
         t0 = time.perf_counter()
         img = None
@@ -280,4 +337,4 @@ def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig 
         yield (lab, readings, *match(lab, readings))
 
 
-__all__ = ["DieFailure", "EvalResult", "LabelledImage", "annotate_failures", "evaluate", "load_labels", "match", "per_image", "scaled", "np"]
+__all__ = ["DieFailure", "EvalResult", "LabelledImage", "annotate_failures", "evaluate", "fix_labels", "load_label_fixes", "load_labels", "match", "per_image", "scaled", "np"]

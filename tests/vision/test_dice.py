@@ -167,6 +167,40 @@ def test_eval_lists_and_draws_each_die_not_read_right(tmp_path, capsys):
     assert {(f["kind"], f["labelled"], f["read"]) for f in listed} == {("wrong value", 3, 5), ("false die", None, 6)}
 
 
+def test_eval_with_label_fixes_scores_the_labels_as_corrected(tmp_path, capsys):
+    """The same wrong label and left-out die, corrected by a label-fix list: both are then read right, at any
+    scale; a list that no longer finds its label, or a malformed one, is a clear error."""
+    _write_set(tmp_path / "toy")
+    root = tmp_path / "toy"
+    rows = (root / "labels.csv").read_text().splitlines()
+    rows[1] = rows[1].replace("images/0.png,2 5,", "images/0.png,2 3,")
+    rows[2] = rows[2].replace("images/1.png,6,", "images/1.png,,").replace('"478,178,522,222"', '""')
+    (root / "labels.csv").write_text("\n".join(rows) + "\n")
+    fixes = tmp_path / "fixes.csv"
+    fixes.write_text("set,file,x,y,labelled,seen,side,note\n"
+                     "toy,images/0.png,601,398,3,5,,a 5 labelled 3\n"
+                     "toy,images/1.png,500,200,,6,44,left out\n"
+                     "other,images/0.png,300,300,2,4,,another set's photo\n")
+    for scale in (1.0, 0.75):
+        res = evaluate(root, split="test", scale=scale, label_fixes=fixes)
+        assert (res.dice, res.correct, res.wrong, res.false_dice, res.labels_fixed) == (3, 3, 0, 0, 2)
+    assert evaluate(root, split="test").wrong == 1  # the labels as given, without the list
+    assert main(["dice", "eval", str(root), "--split", "test", "--label-fixes", str(fixes), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["correct"], got["labels_fixed"], got["die_failures"]) == (3, 2, [])
+    fixes.write_text("set,file,x,y,labelled,seen,side,note\ntoy,images/0.png,601,398,4,5,,stale\n")
+    assert main(["dice", "eval", str(root), "--split", "test", "--label-fixes", str(fixes)]) == 2
+    assert "no die labelled 4 there" in capsys.readouterr().err
+    fixes.write_text("set,file,x,y,seen\ntoy,images/0.png,601,398,5\n")
+    assert main(["dice", "eval", str(root), "--label-fixes", str(fixes)]) == 2
+    assert "needs the columns" in capsys.readouterr().err
+    fixes.write_text("set,file,x,y,labelled,seen,side,note\ntoy,images/0.png,601,398,3,five,,\n")
+    assert main(["dice", "eval", str(root), "--label-fixes", str(fixes)]) == 2
+    assert "line 2: x, y, seen and labelled (or side) must be numbers" in capsys.readouterr().err
+    assert main(["dice", "eval", str(root), "--label-fixes", str(tmp_path / "nope.csv")]) == 2
+    assert "cannot read label fixes" in capsys.readouterr().err
+
+
 def test_eval_at_a_scale_resizes_photos_and_labels_alike(tmp_path, capsys):
     """``--scale 2``: the same dice twice as large, still matched to their (scaled) labels."""
     _write_set(tmp_path)
