@@ -22,7 +22,9 @@
 #                                               # reader side by side, RUNS="name:lr:minutes:seed:glint ..."
 #                                               # (glint: the share of crops given a lamp's highlight)
 #
-# Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md)
+# Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md);
+# since the networks learn from tools/dice_label_fixes.csv, score their train splits as corrected:
+# tablecompanion dice eval ../shared/data/dice/byler --split train --value-reader OUT/dice_val_a.onnx --label-fixes tools/dice_label_fixes.csv
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
 D=.dicegpu
@@ -147,7 +149,8 @@ if [ "${MODE:-}" = valft ]; then
     # The forty-third session's preparation: the shipped value reader fine-tuned further, side by side from one
     # cache, some runs with lamp highlights on the dice (byler test's black 4 with a glint between its pips is
     # read 5); which (if any) ships is chosen here on the train splits (tools/dice_value_compare.py, then
-    # `dice eval --value-reader` on the train splits, the rule fixed before the held-out splits are read).
+    # `dice eval --value-reader ... --label-fixes tools/dice_label_fixes.csv` on the train splits, the rule
+    # fixed before the held-out splits are read). The forty-fourth session made two smaller such runs on a CPU.
     INIT=${INIT:-tablecompanion/vision/models/dice_val.onnx}
     RUNS=${RUNS:-"a:1e-3:$M:21:0 b:1e-3:$M:22:0.2 c:3e-4:$M:23:0.2 d:3e-4:$M:24:0.4"}
     start_runs valft
