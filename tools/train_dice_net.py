@@ -80,10 +80,10 @@ def apply_label_fixes(dice: np.ndarray, fixes: list[dict], where: str) -> np.nda
         if not f["labelled"]:
             dice = np.vstack([dice, np.array([[x, y, float(f["side"]), seen, 0.0]], np.float32)])
             continue
-        dist = np.hypot(dice[:, 0] - x, dice[:, 1] - y) if len(dice) else np.array([np.inf])
-        i = int(np.argmin(dist))
-        if dist[i] > 0.5 * dice[i, 2] or int(dice[i, 3]) != int(f["labelled"]):
-            raise SystemExit(f"label fix for {where} at ({x:g}, {y:g}): no die labelled {f['labelled']} there")
+        try:
+            i = dice_eval.label_fix_index(dice[:, :2].tolist(), 0.5 * dice[:, 2], dice[:, 3], f, where)
+        except DiceVisionError as exc:
+            raise SystemExit(str(exc)) from None
         dice[i, 3] = seen
     return dice
 

@@ -84,6 +84,18 @@ def load_label_fixes(path: str | Path) -> dict[tuple[str, str], list[dict]]:
     return fixes
 
 
+def label_fix_index(centres, radii, values, fix: dict, where: str) -> int:
+    """The label a fix corrects: the one nearest where it says, which must lie within its radius and carry
+    the value the fix says it was given; otherwise the list is out of date (an error). The training tools'
+    label loader asks the same."""
+    x, y = float(fix["x"]), float(fix["y"])
+    if len(centres):
+        i = min(range(len(centres)), key=lambda k: math.dist(centres[k], (x, y)))
+        if math.dist(centres[i], (x, y)) <= radii[i] and int(values[i]) == int(fix["labelled"]):
+            return i
+    raise DiceVisionError(f"label fix for {where} at ({x:g}, {y:g}): no die labelled {fix['labelled']} there")
+
+
 def fix_labels(labels: list[LabelledImage], fixes: dict[tuple[str, str], list[dict]], set_name: str,
                min_radius: float = 18.0) -> tuple[list[LabelledImage], int]:
     """``labels`` with the fixes for ``set_name`` applied, and how many applied. A fix on a photo that is
@@ -99,12 +111,7 @@ def fix_labels(labels: list[LabelledImage], fixes: dict[tuple[str, str], list[di
                 centres.append((x, y))
                 radii.append(max(min_radius, 0.5 * float(f["side"])))
             else:
-                near = [i for i, (c, r) in enumerate(zip(centres, radii))
-                        if math.dist(c, (x, y)) <= r and values[i] == int(f["labelled"])]
-                if not near:
-                    raise DiceVisionError(f"label fix for {set_name}/{lab.file} at ({x:g}, {y:g}): "
-                                          f"no die labelled {f['labelled']} there")
-                values[min(near, key=lambda i: math.dist(centres[i], (x, y)))] = seen
+                values[label_fix_index(centres, radii, values, f, f"{set_name}/{lab.file}")] = seen
             applied += 1
         out.append(replace(lab, values=tuple(values), centres=tuple(centres), radii=tuple(radii)) if todo else lab)
     return out, applied
@@ -337,4 +344,4 @@ def per_image(dataset: str | Path, split: str | None = None, config: DiceConfig 
         yield (lab, readings, *match(lab, readings))
 
 
-__all__ = ["DieFailure", "EvalResult", "LabelledImage", "annotate_failures", "evaluate", "fix_labels", "load_label_fixes", "load_labels", "match", "per_image", "scaled", "np"]
+__all__ = ["DieFailure", "EvalResult", "LabelledImage", "annotate_failures", "evaluate", "fix_labels", "label_fix_index", "load_label_fixes", "load_labels", "match", "per_image", "scaled", "np"]
