@@ -128,6 +128,13 @@ class DiceConfig:
     # sure) the value reader reads as 1s; of the photo sets' 10 flat readings on such finds it reads the 4
     # right ones and the 4 false dice alike, and the 2 wrong ones otherwise (docs/dice.md)
     net_weak_value_check: bool = True
+    # ... and a find under net_weak_heat less than this times the median side of the frame's sure finds is
+    # not a die of theirs (0: off). Dice of one roll are one size, seen from one height: what the detector
+    # half believes in at half their size is a pip, a side face or a thing beside the board. On the train
+    # splits at 0.5x, 1x and 2x the weak finds that were dice measured 0.66-1.06 of the sure ones; the
+    # false dice on weak finds measured 0.93-0.96 (left: this rule cannot see them) and 0.23-0.49 (a USB
+    # stick at the edge of a photo, a pip: dropped) (forty-fifth session, docs/dice.md)
+    net_weak_min_rel: float = 0.6
     # a find at most net_pip_frac of a neighbour's side, lying within that neighbour's top face, is one of
     # its pips: the neighbour takes its place when the classifier is net_pip_die sure it is a die (0: off)
     net_pip_frac: float = 0.55
@@ -809,12 +816,15 @@ def _without_weak_finds(readings: list[DiceReading], config: DiceConfig,
                         frame: np.ndarray | None = None) -> list[DiceReading]:
     """The readings less those on a find the detector was under ``net_weak_heat`` sure of that nothing
     read a value on (stacks of checkers called cocked on a photo of a board), or that read as a 1: one
-    round spot on a face is the least a die can show, and a checker's moulded centre shows as much; and a
-    die called cocked on a find under ``net_weak_cocked_heat``. With ``frame`` (and
+    round spot on a face is the least a die can show, and a checker's moulded centre shows as much, or that
+    is much smaller than the dice it is sure of (``net_weak_min_rel``); and a die called cocked on a find
+    under ``net_weak_cocked_heat``. With ``frame`` (and
     ``net_weak_value_check``), a value read on a weak find must be the value reader's too: two stacked
     checkers are a "2" to the classifier, one round spot to the value reader."""
+    sure = sorted(r.size for r in readings if r.heat >= config.net_weak_heat and r.size > 0)
+    least = config.net_weak_min_rel * float(np.median(sure)) if sure else 0.0
     kept = [r for r in readings
-            if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1))
+            if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1 and r.size >= least))
             and (r.status != "cocked" or r.heat >= config.net_weak_cocked_heat)]
     if frame is None or not config.net_weak_value_check or all(r.heat >= config.net_weak_heat for r in kept):
         return kept

@@ -387,6 +387,23 @@ def test_a_value_on_a_weak_find_must_be_the_value_readers_too():
     assert _without_weak_finds([sure], DEFAULT_CONFIG, img) == [sure]
 
 
+def test_a_weak_find_much_smaller_than_the_sure_dice_is_no_die_of_theirs():
+    """Dice of one roll are one size: a find the detector hardly believes in at half the sure dice's side (a
+    USB stick at a photo's edge read as a 4 by both readers) is dropped; a weak find near their size stays,
+    and so does a small sure find (a small die in a mixed set)."""
+    sure = [DiceReading(v, (100.0 * v, 100.0), (), 0.95, "flat", side, heat=0.8)
+            for v, side in ((2, 80.0), (3, 84.0), (5, 76.0))]
+    least = DEFAULT_CONFIG.net_weak_min_rel * 80.0  # the median sure side
+    small_weak = DiceReading(4, (600.0, 100.0), (), 0.86, "flat", least - 2.0, heat=0.29)
+    near_weak = replace(small_weak, centre=(700.0, 100.0), size=least + 2.0)
+    small_sure = replace(small_weak, centre=(800.0, 100.0), heat=0.6)
+    kept = _without_weak_finds(sure + [small_weak, near_weak, small_sure], DEFAULT_CONFIG)
+    assert [r.centre[0] for r in kept] == [200.0, 300.0, 500.0, 700.0, 800.0]
+    off = replace(DEFAULT_CONFIG, net_weak_min_rel=0.0)
+    assert small_weak in _without_weak_finds(sure + [small_weak], off)
+    assert _without_weak_finds([small_weak], DEFAULT_CONFIG) == [small_weak]  # no sure dice to measure by
+
+
 def test_selection_keeps_two_dice_lying_apart():
     readings = select_readings([_cand(100, 100, value=6), _cand(100 + 1.6 * 30, 100, value=2)], DEFAULT_CONFIG)
     assert sorted(r.value for r in readings) == [2, 6]
