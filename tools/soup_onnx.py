@@ -18,7 +18,6 @@ extra), not torch.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import numpy as np
 
