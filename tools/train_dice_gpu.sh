@@ -137,12 +137,19 @@ start_runs() {  # $1: the mode, naming the default log folder and cache
     PIDS=""
     t0=$(date +%s)
 }
-finish_runs() {  # $1: the mode, naming the tarball of logs; exits with 1 if any run failed
+finish_runs() {  # $1: the mode, naming the tarball of logs; $2: the runs' ONNX prefix; exits with 1 if any run failed
     RC=0
     for p in $PIDS; do wait $p || RC=1; done
     for r in $RUNS; do
         name=${r%%:*}; echo "== $r"; grep -v -e Warning -e "torch.onnx.export(" $LOGS/$name.log | tail -n 4
     done
+    # one more candidate (forty-fifth session: the shipped value reader is one): half the network the runs
+    # started from, half the mean of the runs, their weights averaged (tools/soup_onnx.py); SOUP=0: none
+    PARTS=""; K=0
+    for r in $RUNS; do f="$OUT/$2_${r%%:*}.onnx"; [ -f "$f" ] && { PARTS="$PARTS 1:$f"; K=$((K + 1)); }; done
+    if [ "${SOUP:-1}" != 0 ] && [ $K -gt 0 ]; then
+        $PY tools/soup_onnx.py "$OUT/$2_soup.onnx" $K:$INIT $PARTS || RC=1
+    fi
     rm -f "$OUT"/*.pt  # the ONNX is what ships and what --init takes; at most 8 files come back
     tar -czf "$OUT/$1_logs.tgz" -C $LOGS $(cd $LOGS && ls *.log)
     echo "total $(( $(date +%s) - t0 )) s"; ls -l "$OUT"
@@ -168,7 +175,7 @@ if [ "${MODE:-}" = valft ]; then
             --workers $CW --threads 1 --out "$OUT/dice_val_$name.onnx" > $LOGS/$name.log 2>&1 &
         PIDS="$PIDS $!"
     done
-    finish_runs valft
+    finish_runs valft dice_val
 fi
 if [ "${MODE:-}" = clsft ]; then
     # The forty-second session's run: the shipped classifier fine-tuned further, several learning rates and
@@ -189,7 +196,7 @@ if [ "${MODE:-}" = clsft ]; then
             --threads 1 --out "$OUT/dice_cls_$name.onnx" > $LOGS/$name.log 2>&1 &
         PIDS="$PIDS $!"
     done
-    finish_runs clsft
+    finish_runs clsft dice_cls
 fi
 # The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
 TRAIN="$D/dice/byler:train $D/dice/matteo:train"
