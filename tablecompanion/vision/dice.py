@@ -821,7 +821,7 @@ def _without_weak_finds(readings: list[DiceReading], config: DiceConfig,
     under ``net_weak_cocked_heat``. With ``frame`` (and
     ``net_weak_value_check``), a value read on a weak find must be the value reader's too: two stacked
     checkers are a "2" to the classifier, one round spot to the value reader."""
-    sure = sorted(r.size for r in readings if r.heat >= config.net_weak_heat and r.size > 0)
+    sure = [r.size for r in readings if r.heat >= config.net_weak_heat and r.size > 0]
     least = config.net_weak_min_rel * float(np.median(sure)) if sure else 0.0
     kept = [r for r in readings
             if (r.heat >= config.net_weak_heat or (r.status == "flat" and r.value != 1 and r.size >= least))
