@@ -25,9 +25,8 @@
 # Then, here: python tools/dice_value_compare.py OUT/dice_val*.onnx --sets ../shared/data/dice/byler:train ... (docs/dice.md);
 # since the networks learn from tools/dice_label_fixes.csv, score their train splits as corrected:
 # tablecompanion dice eval ../shared/data/dice/byler --split train --value-reader OUT/dice_val_a.onnx --label-fixes tools/dice_label_fixes.csv
-# The fine-tunes can also be averaged, with the reader they started from, before they are scored (the
-# shipped value reader is such a mean since the forty-fifth session):
-# python tools/soup_onnx.py /tmp/soup.onnx 3:tablecompanion/vision/models/dice_val.onnx OUT/dice_val_a.onnx ...
+# Beside the runs it writes OUT/dice_val_soup.onnx (dice_cls_soup.onnx): their weights averaged with the
+# network they started from (tools/soup_onnx.py; the shipped value reader is such a mean), one more candidate.
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
 D=.dicegpu
