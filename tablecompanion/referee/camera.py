@@ -327,7 +327,7 @@ class DiceLocator:
             die = float(rr.spec.die_size)
             if any(b["side_mm"] > self.config.hand_side * die for b in blobs):
                 return False  # a hand or an arm is over the board
-            from tablecompanion.vision.roll_reader import grid_read
+            from tablecompanion.vision.pip_grid import grid_read
 
             x, y = rr.to_plane([reading.centre], die)[0]
             k = rr.config.rect_px_per_mm

@@ -16,8 +16,9 @@ from tablecompanion.sim import Camera, Die, Hand, Scene
 from tablecompanion.sim.render import renderer_for
 from tablecompanion.vision.dice import DiceReading
 from tablecompanion.vision.roll_eval import checker_centres
+from tablecompanion.vision.pip_grid import grid_read
 from tablecompanion.vision.roll_reader import (
-    DieSeen, RollReadError, RollReader, RollReaderConfig, RollReading, camera_from_homography, grid_read, judge_dice, propose,
+    DieSeen, RollReadError, RollReader, RollReaderConfig, RollReading, camera_from_homography, judge_dice, propose,
 )
 
 
@@ -295,7 +296,7 @@ def test_a_face_no_stronger_than_the_caller_takes_is_not_searched_for():
     """``grid_read(min_pip_contrast=...)`` skips the search where no response within the lattice's reach
     is that strong (the reference under most dice: 157 of 161 looks for a picked-up die's ghost on seed 0).
     A face whose weakest pip is exactly that strong must still be found: the reach covers its pips."""
-    from tablecompanion.vision.roll_reader import pip_response
+    from tablecompanion.vision.pip_grid import pip_response
 
     crop = cv2.imread(str(DATA / "translucent-four-top-plane.png"))
     box, tol = (54.3, 51.1, 102.3, 99.1), RollReaderConfig().loose_face_tol
@@ -316,7 +317,7 @@ def test_a_face_no_stronger_than_the_caller_takes_is_not_searched_for():
 def test_the_face_patterns_sums_are_each_patterns_pips():
     """``_pattern_sums`` spells the patterns out as shared corner pairs: each of its rows must be the sum
     over that pattern's pip places in ``FACE_PATTERNS``, in ``_PATTERNS``' order."""
-    from tablecompanion.vision.roll_reader import _PATTERNS, FACE_PATTERNS, _pattern_sums
+    from tablecompanion.vision.pip_grid import _PATTERNS, FACE_PATTERNS, _pattern_sums
 
     assert [p for _, p in _PATTERNS] == [p for variants in FACE_PATTERNS.values() for p in variants]
     on = np.random.default_rng(4).random((9, 50)).astype(np.float32)
@@ -332,7 +333,7 @@ def test_two_boxes_scanned_as_one_read_as_each_alone(shift):
     first box's pip threshold, the scores the same but for rounding."""
     from dataclasses import asdict
 
-    from tablecompanion.vision.roll_reader import GridLook, grid_reads
+    from tablecompanion.vision.pip_grid import GridLook, grid_reads
 
     crop = cv2.imread(str(DATA / "translucent-four-top-plane.png"))
     first = (54.3, 51.1, 102.3, 99.1)
@@ -1092,7 +1093,7 @@ def test_a_face_read_alone_whose_pips_are_unalike_gives_no_value(seed, index):
 
 
 def test_the_grid_reader_asks_even_pips_only_of_a_face_it_reads_alone():
-    from tablecompanion.vision.roll_reader import GridReading
+    from tablecompanion.vision.pip_grid import GridReading
 
     reader = RollReader.__new__(RollReader)
     reader.config = RollReaderConfig()

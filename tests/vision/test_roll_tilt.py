@@ -99,7 +99,7 @@ def test_a_face_at_the_crop_edge_with_pips_beyond_it_is_read_not_a_crash():
     from the far side and crashed the read: seed 2 of roll eval)."""
     import cv2
 
-    from tablecompanion.vision.roll_reader import grid_read
+    from tablecompanion.vision.pip_grid import grid_read
 
     img = np.full((144, 144, 3), (60, 120, 60), np.uint8)
     c, side, t = 72.0, 48, math.radians(45)
