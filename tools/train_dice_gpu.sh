@@ -27,9 +27,12 @@
 # tablecompanion dice eval ../shared/data/dice/byler --split train --value-reader OUT/dice_val_a.onnx --label-fixes tools/dice_label_fixes.csv
 # Beside the runs it writes OUT/dice_val_soup.onnx (dice_cls_soup.onnx): their weights averaged with the
 # network they started from (tools/soup_onnx.py; the shipped value reader is such a mean), one more candidate.
+# With FIT=train-fit every mode leaves out each train split's choose slice (docs/dice.md, "What fails": the
+# train splits no longer tell candidates apart); then choose with dice eval --split train-choose.
 # Local dry run: OUT=/tmp/dgout DEVICE=cpu WORKERS=1 PY=.venv/bin/python bash tools/train_dice_gpu.sh 0.5
 set -u
 D=.dicegpu
+FIT=${FIT:-train}  # FIT=train-fit: train on all but the 15 % held back to choose on (dice eval --split train-choose)
 copy_train_photos() {
     mkdir -p $D
     $PY - <<'PY'
@@ -111,7 +114,7 @@ for f in $D/dice/byler/labels.csv $D/dice/matteo/labels.csv $NEED; do
     [ -f "$f" ] || { echo "missing $f: run 'bash tools/train_dice_gpu.sh prepare' (MODE=clsft: 'prepare-cls') first"; exit 1; }
 done
 if [ "${MODE:-}" = net ]; then
-    NTRAIN="$D/dice/byler:train $D/dice/matteo:train"
+    NTRAIN="$D/dice/byler:$FIT $D/dice/matteo:$FIT"
     NCOMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --sim $D/dice_sim_jpg.npz"
     $PY tools/train_dice_net.py --train $NTRAIN $NCOMMON --seed 0 --batch 128 --lr ${NET_LR:-3e-3} \
         --out "$OUT/dice_net_a.onnx" > "$OUT/net_a.log" 2>&1 &
@@ -128,7 +131,7 @@ fi
 # Fine-tunes side by side (MODE=clsft, MODE=valft): one cache, $RUNS each in its own process with its share of
 # the cores for cutting crops; the ONNX files come back, the logs in one tarball.
 start_runs() {  # $1: the mode, naming the default log folder and cache
-    TRAIN="$D/dice/byler:train $D/dice/matteo:train"
+    TRAIN="$D/dice/byler:$FIT $D/dice/matteo:$FIT"
     LOGS=${LOGS:-/tmp/$1_logs}; mkdir -p $LOGS
     CACHEF=${CACHEF:-/tmp/$1_cache.npz}
     N=$(echo $RUNS | wc -w)
@@ -198,7 +201,7 @@ if [ "${MODE:-}" = clsft ]; then
     finish_runs clsft dice_cls
 fi
 # The patch caches (~1.1 GB) are cut there from the carried photos, in WORKERS processes: about half a minute.
-TRAIN="$D/dice/byler:train $D/dice/matteo:train"
+TRAIN="$D/dice/byler:$FIT $D/dice/matteo:$FIT"
 COMMON="--device $DEVICE --workers $WORKERS --threads 1 --minutes $M --seed 0"
 # Batch 512: one process feeds the GPU, and each step costs it launches and a copy whatever the batch; the
 # learning rates go up about as sqrt(batch). The reader is wider than the CPU-trained one (48,96,192 / 192).

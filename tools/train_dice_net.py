@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import csv
 import math
-import re
 import sys
 import time
 from pathlib import Path
@@ -90,15 +89,15 @@ def apply_label_fixes(dice: np.ndarray, fixes: list[dict], where: str) -> np.nda
 
 def load_split(spec: str, fixes: str | Path = LABEL_FIXES):
     """``DIR:split`` -> list of (image, dice array [x, y, side, value, cocked]), with the label fixes for
-    that set applied (:func:`load_label_fixes`)."""
+    that set applied (:func:`load_label_fixes`). ``DIR:train-fit`` leaves out the slice held back to choose
+    on (``dice eval --split train-choose``; ``dice_eval.split_wanted``)."""
     root, _, split = spec.partition(":")
     root = Path(root)
     known = load_label_fixes(fixes)
     out = []
     with (root / "labels.csv").open(newline="") as fh:
         for row in csv.DictReader(fh):
-            m = re.search(r"split=([A-Za-z]+)", row["notes"])
-            if split and (not m or m.group(1).lower() != split.lower()):
+            if not dice_eval.split_wanted(dice_eval.split_of(row["notes"]), row["file"], split):
                 continue
             img = cv2.imread(str(root / row["file"]), cv2.IMREAD_COLOR)
             if img is None:

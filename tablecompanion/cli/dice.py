@@ -26,7 +26,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     e = sub.add_parser("eval", help="score the reader on a folder with labels.csv")
     e.add_argument("dataset", metavar="DATASET_DIR")
-    e.add_argument("--split", help="only rows whose notes say split=SPLIT (train, test, valid)")
+    e.add_argument("--split", help="only rows whose notes say split=SPLIT (train, test, valid); SPLIT-choose: the "
+                   "15 %% of it held back to choose between networks trained on SPLIT-fit (the rest)")
     e.add_argument("--limit", type=int, help="only the first N images")
     e.add_argument("--scale", type=float, default=1.0, metavar="F",
                    help="resize every photo (and its labels) by F first: 2 = dice twice as large, as a closer "

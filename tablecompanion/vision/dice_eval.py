@@ -13,6 +13,7 @@ import csv
 import math
 import re
 import time
+import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -32,22 +33,50 @@ class LabelledImage:
     split: str
 
 
-def _split_of(notes: str) -> str:
+def split_of(notes: str) -> str:
     m = re.search(r"split=([A-Za-z]+)", notes or "")
     return m.group(1).lower() if m else ""
 
 
+# A train split's slice held back for choosing between networks trained on the rest: once a network reads
+# nearly all of the photos it learned from, they no longer tell a better one from it (docs/dice.md, "What fails").
+CHOOSE_SHARE = 0.15
+SLICES = ("fit", "choose")
+
+
+def in_choose_slice(file: str) -> bool:
+    """Whether a photo is in the held-back slice: by a hash of its name, so every tool and every run agree
+    without a list to keep, and a photo added later falls where it falls."""
+    return zlib.crc32(Path(file).name.encode("utf-8")) % 1000 < CHOOSE_SHARE * 1000
+
+
+def split_wanted(row_split: str, file: str, wanted: str | None) -> bool:
+    """Whether a labelled photo belongs to ``wanted``: a split named in the labels (train, test, valid, any case),
+    or a slice of one, ``SPLIT-fit`` / ``SPLIT-choose`` (``train-fit``: the photos to train on, ``train-choose``:
+    the ``CHOOSE_SHARE`` held back to choose on)."""
+    if not wanted:
+        return True
+    split, _, part = wanted.lower().partition("-")
+    if part and part not in SLICES:
+        raise DiceVisionError(f"unknown slice {part!r} of split {split!r}: say {split}-fit or {split}-choose")
+    if row_split != split:
+        return False
+    return not part or (part == "choose") == in_choose_slice(file)
+
+
 def load_labels(dataset: str | Path, split: str | None = None, min_radius: float = 18.0) -> list[LabelledImage]:
-    """The rows of ``labels.csv``, optionally only one split (train / test / valid, any case)."""
+    """The rows of ``labels.csv``, optionally only one split (train / test / valid, any case) or a slice of one
+    (:func:`split_wanted`)."""
     root = Path(dataset)
     path = root / "labels.csv"
     if not path.is_file():
         raise DiceVisionError(f"no labels.csv in {root}")
+    split_wanted("", "", split)  # a slice that does not exist is an error before any photo is read
     out = []
     with path.open(newline="") as fh:
         for row in csv.DictReader(fh):
-            row_split = _split_of(row.get("notes", ""))
-            if split and row_split != split.lower():
+            row_split = split_of(row.get("notes", ""))
+            if not split_wanted(row_split, row["file"], split):
                 continue
             values = tuple(int(v) for v in row["die_values"].split())
             boxes = [tuple(float(c) for c in b.split(",")) for b in row["boxes"].split(";") if b.strip()]
