@@ -62,7 +62,8 @@ def add_glint(cam: np.ndarray, side: float, rng: np.random.Generator) -> np.ndar
 def add_fade(cam: np.ndarray, side: float, rng: np.random.Generator) -> np.ndarray:
     """Part of the top face washed toward the face's own colour: worn paint, a shadow's edge or a haze of
     light that leaves a pip faint but there. byler test's dark 3 with a faint middle pip reads 2; only
-    partly faded (at most 0.7), so a faded pip is still a pip and the label stays true."""
+    partly faded (at most 0.7), so a faded pip is still a pip and the label stays true. Tried once (forty-sixth
+    session), not kept: the reader grew less sure of 3s (docs/dice.md)."""
     n = cam.shape[0]
     h = max(1, int(round(0.3 * side)))
     face = np.median(cam[n // 2 - h:n // 2 + h + 1, n // 2 - h:n // 2 + h + 1].reshape(-1, cam.shape[2]), axis=0)
