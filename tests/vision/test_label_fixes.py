@@ -4,13 +4,14 @@ none may touch a held-out photo, or a network would learn from the photos it is 
 from __future__ import annotations
 
 import csv
-import re
 import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
+
+from tablecompanion.vision.dice_eval import split_of
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "dice"
@@ -75,8 +76,7 @@ def test_the_shipped_fixes_touch_train_photos_only_and_still_apply():
             if s != name:
                 continue
             assert file in notes, f"{name}/{file} is not in its labels"
-            m = re.search(r"split=([A-Za-z]+)", notes[file])
-            assert m and m.group(1).lower() == "train", f"{name}/{file}: a fix on a held-out photo"
+            assert split_of(notes[file]) == "train", f"{name}/{file}: a fix on a held-out photo"
         fixed = load_split(f"{DATA / name}:train")  # SystemExit if a fix no longer finds its label
         plain = load_split(f"{DATA / name}:train", "none")
         added = sum(1 for rows in fixes.values() for r in rows if not r["labelled"] and r["set"] == name)
