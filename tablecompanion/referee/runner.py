@@ -121,8 +121,9 @@ class CameraPipeline:
         if self.watch_board:
             from tablecompanion.vision.occlusion import BoardWatcher, WatchConfig
 
-            # the board is read at every clear frame until stable, then only now and then (CPU)
-            self.board_watcher = BoardWatcher(cal, WatchConfig(idle_every=4))
+            # the board is read at every clear frame until stable, then only now and then; a board that reads
+            # as the one last passed on after an arm's visit is taken as it stands after two reads (CPU)
+            self.board_watcher = BoardWatcher(cal, WatchConfig(idle_every=4, confirm_frames=2))
         kwargs = {}
         if self.locate_dice:
             from .camera import DiceLocator
@@ -212,7 +213,8 @@ class CameraPipeline:
         # the dice roll, before, are cheap and read it instead
         called = any(isinstance(ev, RollSettled) for ev in events)
         hold = loc is not None and not loc.dice_down and (
-            called or (bool(getattr(self.watcher, "coming_to_rest", False)) and bool(getattr(loc, "roll_ahead", False))))
+            called or (bool(getattr(self.watcher, "coming_to_rest", False)) and bool(getattr(loc, "roll_ahead", False)))
+            or (deciding and self._board_known()))
         stable = self._watch_board(image, deciding, hold)
         if called:
             out.extend(self._board_now(image, None, now=True))  # the last play before the next roll
@@ -228,6 +230,19 @@ class CameraPipeline:
             out.extend(self._follow_table(image, picked=any(isinstance(ev, DicePickedUp) for ev in events)))
         out.extend(self._board_now(image, stable))
         return out
+
+    def _board_known(self) -> bool:
+        """Whether the referee already has the board as it stands: a stable reading was seen, the last roll's
+        dice are gone and the board after their pick-up was handed over, and no flag waits for a correction.
+        Then a throw in the air needs no board read: the board watcher's settling after the arm that threw
+        (six reads of 30-70 ms each, while the dice roll) only confirmed what was known, and queued the roll's
+        read-ahead and call behind it."""
+        if self._stable_reading is None or self._board_wanted is not None:
+            return False
+        loc = self.locator
+        if loc is None or loc.dice_down:
+            return False
+        return self.referee.state.flag is None
 
     def _watch_board(self, image, deciding: bool = False, hold: bool = False):
         """Feed the board watcher; the new stable reading this frame produced, if any. ``deciding``: the

@@ -70,6 +70,11 @@ class WatchConfig:
     absorb_frames: int = 150  # a still change of the band lasting this long is the table, not an arm (5 s at 30 fps)
     flicker_places: int = 2  # at most this many places whose count flickers over a clear, still stretch are marked uncertain
     idle_every: int = 1  # once the reading is stable and the board still, read only every this many frames (CPU)
+    # a clear, still stretch whose reads give the board last passed on (the arm that broke the last stretch
+    # moved nothing: it threw the dice, took them up) is stable after this many agreeing reads (None: as
+    # ``settle_frames``). Agreement guards against a passing misread, and a misread that is the very board
+    # read and agreed on before is none; a new board still needs ``settle_frames`` (CPU: each read is 30-70 ms)
+    confirm_frames: int | None = None
 
 
 @dataclass
@@ -193,7 +198,10 @@ class BoardWatcher:
         self._window = (self._window + [reading])[-self.config.settle_frames:]
         self._clear += 1
         self.state = WatchState(self._index, True, False, False, f"clear for {self._count} frames")
-        ready = self._count >= self.config.settle_frames
+        needed = self.config.settle_frames
+        if self.config.confirm_frames is not None and key == self._emitted:
+            needed = min(needed, self.config.confirm_frames)
+        ready = self._count >= needed
         if not ready and self._clear >= self.config.settle_frames:
             # clear and still all along, but a count flickers (a pile over a row, a checker on the edge of
             # being found): those places are uncertain, the rest of the board is stable

@@ -364,6 +364,54 @@ def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
         assert bw.held == expected, (dice_found, down)
 
 
+def test_a_throw_in_the_air_reads_no_board_the_referee_already_has():
+    """After the dice are picked up and the board after the play handed over, the arm that throws breaks the
+    board watcher's still stretch, and it read the board again on every frame the dice rolled (six reads of
+    30-70 ms) only to agree on what the referee had: the read-ahead and the call queued behind them. The
+    pipeline holds the board watcher while a throw is decided once the board is known; not before a first
+    stable reading, not with the last roll's dice down (the play is yet to be read), not while a pick-up
+    waits for its board, not while a flag waits for a correction, and not for ever."""
+    from tablecompanion.referee import runner as runner_mod
+
+    class DecidingWatcher(StubWatcher):
+        deciding = coming_to_rest = False
+        last_motion = 1.0
+        config = SimpleNamespace(moving_fraction=0.0015)
+
+    class Locator:
+        dice_down = roll_ahead = False
+        reads = 0
+
+        def gone(self, image):
+            return False
+
+    frame = np.zeros((8, 8, 3), np.uint8)
+
+    def held(stable=True, down=False, wanted=None, flag=None, frames=4):
+        ref = Referee("1", TableSettings(players=("A", "B")))
+        ref.state.flag = flag
+        watcher = DecidingWatcher([])
+        pipe = CameraPipeline(ref, None, watcher=watcher)
+        pipe.board_watcher = bw = RecordingBoardWatcher()
+        pipe.locator = loc = Locator()
+        loc.dice_down = down
+        pipe._stable_reading = object() if stable else None
+        pipe._board_wanted = wanted
+        pipe.feed(frame)  # nothing moving: the board watcher reads as it likes
+        watcher.deciding = True  # an arm, then dice in the air
+        for _ in range(frames):
+            pipe.feed(frame)
+        return bw.held
+
+    assert held() == [False, True, True, True, True]
+    assert held(stable=False) == [False] * 5
+    assert held(down=True) == [False] * 5
+    assert held(wanted=3) == [False] * 5
+    assert held(flag=SimpleNamespace(provisional=False)) == [False] * 5
+    limit = runner_mod.BOARD_DEFER_FRAMES
+    assert held(frames=limit + 1)[1:] == [True] * limit + [False]  # bounded as the deferred re-read is
+
+
 def test_a_throw_after_a_play_the_camera_could_not_tell_is_judged_in_the_opponent_s_half():
     """The mover picked up the dice, the board could not be read, and the record still waits for the play
     (a person will enter it, often after the next throw): that throw is the opponent's, so its dice must be

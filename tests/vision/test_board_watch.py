@@ -315,6 +315,46 @@ def test_a_held_read_reads_nothing_and_the_still_stretch_goes_on(table, monkeypa
     assert [e is not None for e in events].count(True) == 1
 
 
+def test_a_board_that_reads_as_the_one_passed_on_after_an_arm_is_confirmed_in_confirm_frames_reads(table, monkeypatch):
+    """After an arm that moved nothing (it threw the dice, took them up) the watcher read the board six times
+    more (30-70 ms each, on the frames where the dice rolled) to agree again on the board it had passed on.
+    With ``confirm_frames`` that board is stable after that many reads; a board that changed under the arm
+    still needs ``settle_frames``, and neither is passed on twice."""
+    import tablecompanion.vision.occlusion as occlusion
+
+    renderer, scenes, before, after = table
+    reads = []
+    real = occlusion.read_board
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    arm = Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6)
+    for confirm, needed in ((None, 6), (2, 2)):
+        watcher = BoardWatcher(truth_calibration(renderer), WatchConfig(confirm_frames=confirm))
+        first = [e for e in (watcher.feed(f) for f in _frames(renderer, scenes["before"], 8)) if e]
+        assert len(first) == 1
+        for f in _frames(renderer, replace(scenes["before"], hands=(arm,)), 4, seed=100):
+            watcher.feed(f)
+        assert watcher.state.arm and watcher.current is None
+        reads.clear()
+        events = []
+        for f in _frames(renderer, scenes["before"], 8, seed=200):
+            events.append(watcher.feed(f))
+            if watcher.current is not None:
+                break
+        assert len(reads) == needed and not any(events)  # confirmed, not passed on again
+        assert _bottom_arrays(watcher.current) == (before.on_roll, before.opponent)
+        # the arm moves two checkers: a new board, agreed on over settle_frames reads, passed on once
+        for f in _frames(renderer, replace(scenes["after"], hands=(arm,)), 4, seed=300):
+            watcher.feed(f)
+        reads.clear()
+        events = []
+        for f in _frames(renderer, scenes["after"], 8, seed=400):
+            events.append(watcher.feed(f))
+            if events[-1] is not None:
+                break
+        assert len(reads) == 6 and events[-1] is not None and not any(events[:-1])
+        assert _bottom_arrays(events[-1]) == (after.on_roll, after.opponent)
+
+
 def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     """O's 6-1 of a real match (match 37 of the footage, game 5 turn 41): 23/17, the hand away long enough for
     a stable reading, then 2/1 from a pile of 8 onto a pile of 6. Both piles read as their rows, so the points
