@@ -60,7 +60,7 @@ def test_no_markers_when_they_are_off(small_camera):
     img, truth = render_frame(Scene(markers=False), Camera(width=1280, height=720), seed=0)
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
     _, ids, _ = detector.detectMarkers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
-    assert ids is None and truth["markers"] is None
+    assert (ids is None or len(ids) == 0) and truth["markers"] is None  # OpenCV 5.1 says none with an empty array
 
 
 @pytest.mark.parametrize("home", ["right", "left"])
