@@ -122,8 +122,9 @@ class CameraPipeline:
             from tablecompanion.vision.occlusion import BoardWatcher, WatchConfig
 
             # the board is read at every clear frame until stable, then only now and then; a board that reads
-            # as the one last passed on after an arm's visit is taken as it stands after two reads (CPU)
-            self.board_watcher = BoardWatcher(cal, WatchConfig(idle_every=4, confirm_frames=2))
+            # as the one last passed on after an arm's visit is taken as it stands after two reads, and reads
+            # of one board on either side of an arm count together (CPU: a roll's read-ahead queued behind them)
+            self.board_watcher = BoardWatcher(cal, WatchConfig(idle_every=4, confirm_frames=2, agree_across_arms=True))
         kwargs = {}
         if self.locate_dice:
             from .camera import DiceLocator

@@ -75,6 +75,11 @@ class WatchConfig:
     # ``settle_frames``). Agreement guards against a passing misread, and a misread that is the very board
     # read and agreed on before is none; a new board still needs ``settle_frames`` (CPU: each read is 30-70 ms)
     confirm_frames: int | None = None
+    # reads on either side of an arm's visit or a moment's motion that give the same board count together
+    # towards ``settle_frames``: the arm that reaches for the dice just after a play broke the stretch, and
+    # the board after the play was read six times more while the next throw rolled. A read that differs
+    # (a hand half in view, the board changed under the arm) starts the count again, as before
+    agree_across_arms: bool = False
 
 
 @dataclass
@@ -166,8 +171,9 @@ class BoardWatcher:
         self._previous = small
         if moving or arm:
             self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
-            self._count = 0
-            self._candidate = None
+            if not self.config.agree_across_arms:
+                self._count = 0
+                self._candidate = None
             self._window, self._clear = [], 0
             self.current = None
             return None

@@ -355,6 +355,39 @@ def test_a_board_that_reads_as_the_one_passed_on_after_an_arm_is_confirmed_in_co
         assert _bottom_arrays(events[-1]) == (after.on_roll, after.opponent)
 
 
+def test_reads_of_one_board_on_either_side_of_an_arm_count_together_with_agree_across_arms(table, monkeypatch):
+    """A play, then the arm that takes up the dice before the board had six agreeing reads: the board after
+    the play was read six times more after it (while the next throw rolled). With ``agree_across_arms`` the
+    reads before the arm count; a board that changed under the arm starts the count again."""
+    import tablecompanion.vision.occlusion as occlusion
+
+    renderer, scenes, before, after = table
+    reads = []
+    real = occlusion.read_board
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    arm = Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6)
+
+    def reads_to_stable(across: bool, changed: bool) -> int:
+        watcher = BoardWatcher(truth_calibration(renderer), WatchConfig(agree_across_arms=across))
+        assert not any(watcher.feed(f) for f in _frames(renderer, scenes["before"], 3))
+        for f in _frames(renderer, replace(scenes["before"], hands=(arm,)), 4, seed=100):
+            watcher.feed(f)
+        assert watcher.state.arm
+        reads.clear()
+        board = scenes["after"] if changed else scenes["before"]
+        for f in _frames(renderer, board, 10, seed=200):
+            event = watcher.feed(f)
+            if event is not None:
+                truth = after if changed else before
+                assert _bottom_arrays(event) == (truth.on_roll, truth.opponent)
+                return len(reads)
+        raise AssertionError("no reading")
+
+    assert reads_to_stable(across=False, changed=False) == 6
+    assert reads_to_stable(across=True, changed=False) == 3  # three before the arm, three after
+    assert reads_to_stable(across=True, changed=True) == 6
+
+
 def test_a_checker_moved_from_one_pile_to_the_next_is_a_new_reading():
     """O's 6-1 of a real match (match 37 of the footage, game 5 turn 41): 23/17, the hand away long enough for
     a stable reading, then 2/1 from a pile of 8 onto a pile of 6. Both piles read as their rows, so the points
