@@ -31,13 +31,15 @@ def main(argv: list[str] | None = None) -> int:
                     "misplaced in half the throws, as test_roll_latency_with_void_throws)")
     ap.add_argument("--flicker", type=float, default=0.0, help="lamp flicker bands' depth (0-0.3)")
     ap.add_argument("--back", type=int, default=2, help="frames before s to show (default 2)")
+    ap.add_argument("--live", action="store_true", help="as a live webcam with one frame of buffer delivers the "
+                    "footage (bench_roll's buffer='newest': after a slow frame the newest one, the rest dropped)")
     args = ap.parse_args(argv)
     if args.flicker:
         from tablecompanion.sim import footage  # demo_runner imports it at call time: the footage gets bands
 
         footage.iter_match_frames = functools.partial(footage.iter_match_frames, flicker=args.flicker)
     kw = {"seed": 1, "inject": "cocked:0.25,misplaced:0.25"} if args.void else {}
-    res = bench_roll.run_latency(args.turns, **kw)
+    res = bench_roll.run_latency(args.turns, buffer="newest" if args.live else "queue", **kw)
     lat = res["latencies_ms"]
     print(f"throws {res['throws']}, read right {res['right']}, median {np.median(lat):.0f} ms, "
           f"max {max(lat):.0f} ms, whole runner {res['frames_per_s']:.1f} frames/s")
@@ -49,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"throw {s}: no call")
             continue
         call, kind, ms = called[s]
-        i = at.get(s - 1)
+        i = at.get(s - 1)  # live: frame s - 1 may have been dropped, and then no backlog is shown
         backlog = (done[i - 1] - (s - 1) / bench_roll.FPS) * 1000.0 if i else 0.0
         frames = " ".join(f"{k}:{cpu[at[k]]:.0f}" for k in range(s - args.back, call + 1) if k in at)
         print(f"throw {s} -> {kind} at {call}: {ms:.0f} ms, backlog {backlog:.0f} ms; frame:ms {frames}")
