@@ -276,6 +276,27 @@ def test_no_fallback_once_the_camera_has_read_a_roll():
     assert runner.mode == "camera" and runner.stats.frames == 6
 
 
+class ThrowWatcher(StubWatcher):
+    """A roll watcher the test tells whether a throw is being decided and coming to rest."""
+
+    deciding = coming_to_rest = False
+    last_motion = 1.0
+    config = SimpleNamespace(moving_fraction=0.0015)
+
+
+class StubLocator:
+    """The camera's dice locator as the pipeline asks it: dice down, a read-ahead that found dice."""
+
+    dice_down = roll_ahead = False
+    reads = 0
+
+    def gone(self, image):
+        return False
+
+    def dice_settled(self, dice, image):
+        self.dice_down = True
+
+
 class RecordingBoardWatcher:
     """Stands in for the vision BoardWatcher: records what the pipeline asked of each frame."""
 
@@ -297,11 +318,8 @@ def test_the_board_watcher_re_read_waits_while_a_throw_is_decided_but_not_for_ev
     BOARD_DEFER_FRAMES frames in a row (motion that never settles must not stop the board being read)."""
     from tablecompanion.referee import runner as runner_mod
 
-    class DecidingWatcher(StubWatcher):
-        deciding = False
-
     ref = Referee("1", TableSettings(players=("A", "B")))
-    watcher = DecidingWatcher([])
+    watcher = ThrowWatcher([])
     pipe = CameraPipeline(ref, None, watcher=watcher)
     pipe.board_watcher = bw = RecordingBoardWatcher()
     frame = np.zeros((8, 8, 3), np.uint8)
@@ -327,21 +345,6 @@ def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
     holds the board watcher from the frame whose read-ahead shows dice to the frame of the call; not when the
     read-ahead shows none (a hand leaving after a correction: its board is wanted at once), nor with dice
     down (nothing is read then)."""
-    class ThrowWatcher(StubWatcher):
-        deciding = coming_to_rest = False
-        last_motion = 1.0
-        config = SimpleNamespace(moving_fraction=0.0015)
-
-    class Locator:
-        dice_down = roll_ahead = False
-        reads = 0
-
-        def gone(self, image):
-            return False
-
-        def dice_settled(self, dice, image):
-            self.dice_down = True
-
     ref = Referee("1", TableSettings(players=("A", "B")))
     frame = np.zeros((8, 8, 3), np.uint8)
     for dice_found, down in ((True, False), (False, False), (True, True)):
@@ -349,7 +352,7 @@ def test_no_board_is_read_from_a_throw_read_ahead_to_its_call():
         watcher = ThrowWatcher([[], [], [], [], call, []])
         pipe = CameraPipeline(ref, None, watcher=watcher)
         pipe.board_watcher = bw = RecordingBoardWatcher()
-        pipe.locator = loc = Locator()
+        pipe.locator = loc = StubLocator()
         loc.dice_down = down
         pipe.feed(frame)  # the dice in the air
         watcher.deciding = watcher.coming_to_rest = True
@@ -373,27 +376,15 @@ def test_a_throw_in_the_air_reads_no_board_the_referee_already_has():
     waits for its board, not while a flag waits for a correction, and not for ever."""
     from tablecompanion.referee import runner as runner_mod
 
-    class DecidingWatcher(StubWatcher):
-        deciding = coming_to_rest = False
-        last_motion = 1.0
-        config = SimpleNamespace(moving_fraction=0.0015)
-
-    class Locator:
-        dice_down = roll_ahead = False
-        reads = 0
-
-        def gone(self, image):
-            return False
-
     frame = np.zeros((8, 8, 3), np.uint8)
 
     def held(stable=True, down=False, wanted=None, flag=None, frames=4):
         ref = Referee("1", TableSettings(players=("A", "B")))
         ref.state.flag = flag
-        watcher = DecidingWatcher([])
+        watcher = ThrowWatcher([])
         pipe = CameraPipeline(ref, None, watcher=watcher)
         pipe.board_watcher = bw = RecordingBoardWatcher()
-        pipe.locator = loc = Locator()
+        pipe.locator = loc = StubLocator()
         loc.dice_down = down
         pipe._stable_reading = object() if stable else None
         pipe._board_wanted = wanted
