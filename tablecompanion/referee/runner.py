@@ -233,17 +233,12 @@ class CameraPipeline:
         return out
 
     def _board_known(self) -> bool:
-        """Whether the referee already has the board as it stands: a stable reading was seen, the last roll's
-        dice are gone and the board after their pick-up was handed over, and no flag waits for a correction.
-        Then a throw in the air needs no board read: the board watcher's settling after the arm that threw
-        (six reads of 30-70 ms each, while the dice roll) only confirmed what was known, and queued the roll's
-        read-ahead and call behind it."""
-        if self._stable_reading is None or self._board_wanted is not None:
-            return False
-        loc = self.locator
-        if loc is None or loc.dice_down:
-            return False
-        return self.referee.state.flag is None
+        """With the last roll's dice gone (the caller's test): whether the referee already has the board as it
+        stands, a stable reading seen, the board after the pick-up handed over and no flag waiting for a
+        correction. Then a throw in the air needs no board read: the board watcher's settling after the arm
+        that threw (six reads of 30-70 ms each, while the dice roll) only confirmed what was known, and queued
+        the roll's read-ahead and call behind it."""
+        return self._stable_reading is not None and self._board_wanted is None and self.referee.state.flag is None
 
     def _watch_board(self, image, deciding: bool = False, hold: bool = False):
         """Feed the board watcher; the new stable reading this frame produced, if any. ``deciding``: the

@@ -36,6 +36,16 @@ def _frames(renderer, scene, n, seed=0):
     return [two[i % 2] for i in range(n)]
 
 
+def _counted_reads(monkeypatch) -> list:
+    """The watcher's board reads from now on, one entry each (the reads are made as before)."""
+    import tablecompanion.vision.occlusion as occlusion
+
+    reads: list[int] = []
+    real = occlusion.read_board
+    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    return reads
+
+
 class _TopTurn:
     """A watcher fed the top player's turn: still boards of positions (top player on roll) and a hand over
     the board between them."""
@@ -265,12 +275,8 @@ def test_a_deferred_re_read_of_a_stable_board_waits_and_is_made_on_the_next_fram
     """The camera pipeline defers the now-and-then re-read of a stable board while a throw is being decided
     (the roll call first). A board not yet stable is read whatever the caller asks; a deferred re-read is
     not lost but made on the next frame that does not defer."""
-    import tablecompanion.vision.occlusion as occlusion
-
     renderer, scenes, _, _ = table
-    reads = []
-    real = occlusion.read_board
-    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    reads = _counted_reads(monkeypatch)
     watcher = BoardWatcher(truth_calibration(renderer), WatchConfig(idle_every=4))
     frames = _frames(renderer, scenes["before"], 30)
     for f in frames[:3]:
@@ -297,12 +303,8 @@ def test_a_held_read_reads_nothing_and_the_still_stretch_goes_on(table, monkeypa
     """The camera pipeline holds the board watcher while a throw at rest is called: no board is read on
     those frames, stable or not, yet a clear, still stretch is not broken by them (the readings before
     count with those after), and the frames still say whether an arm is over the board."""
-    import tablecompanion.vision.occlusion as occlusion
-
     renderer, scenes, _, _ = table
-    reads = []
-    real = occlusion.read_board
-    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    reads = _counted_reads(monkeypatch)
     watcher = BoardWatcher(truth_calibration(renderer))
     frames = _frames(renderer, scenes["before"], 12)
     events = [watcher.feed(f) for f in frames[:3]]
@@ -320,12 +322,8 @@ def test_a_board_that_reads_as_the_one_passed_on_after_an_arm_is_confirmed_in_co
     more (30-70 ms each, on the frames where the dice rolled) to agree again on the board it had passed on.
     With ``confirm_frames`` that board is stable after that many reads; a board that changed under the arm
     still needs ``settle_frames``, and neither is passed on twice."""
-    import tablecompanion.vision.occlusion as occlusion
-
     renderer, scenes, before, after = table
-    reads = []
-    real = occlusion.read_board
-    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    reads = _counted_reads(monkeypatch)
     arm = Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6)
     for confirm, needed in ((None, 6), (2, 2)):
         watcher = BoardWatcher(truth_calibration(renderer), WatchConfig(confirm_frames=confirm))
@@ -359,12 +357,8 @@ def test_reads_of_one_board_on_either_side_of_an_arm_count_together_with_agree_a
     """A play, then the arm that takes up the dice before the board had six agreeing reads: the board after
     the play was read six times more after it (while the next throw rolled). With ``agree_across_arms`` the
     reads before the arm count; a board that changed under the arm starts the count again."""
-    import tablecompanion.vision.occlusion as occlusion
-
     renderer, scenes, before, after = table
-    reads = []
-    real = occlusion.read_board
-    monkeypatch.setattr(occlusion, "read_board", lambda *a, **k: reads.append(1) or real(*a, **k))
+    reads = _counted_reads(monkeypatch)
     arm = Hand("bottom", x=560.0, y=300.0, sleeve=(40, 30, 30), spread=0.6)
 
     def reads_to_stable(across: bool, changed: bool) -> int:
