@@ -18,6 +18,7 @@ Works on the calibrated, warped view (``Calibration.warp``), where a checker is 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import cv2
@@ -67,6 +68,11 @@ class CheckerConfig:
     dark_level: float = 110.0  # L (0..255) stretched to full range in the shadows view (dark on dark)
     flat_face: float = 5.5  # Lab distance middle-to-rim below which a face is flat (the board itself, no checker's relief)
     ring_flat_fill: float = 0.95  # a row slot as flat as the board and its colour needs this much of a ring
+    # a circle the flat-board rule drops is kept as the next checker of a row (``_next_in_row``) with at least
+    # this relief (the board's circles: mostly under 2.5; the back checker of a dark pair under a steep camera
+    # 2.7-5.7 between two renders' sensor noise) and within row_slot_mm of its slot (the board's: between slots)
+    row_relief: float = 2.0
+    row_slot_mm: float = 11.0  # a quarter of a checker: its circle found shifted by the camera's view (up to 8 mm)
     ring_board: float = 0.6  # a circle ringed less than this with edges inside is a die; flat ones a little more (0.7)
                              # with a face flatter still (0.8 flat_face) are the board; below ring_found + 0.1 any flat one
     die_chroma: float = 20.0  # a*b* distance middle-to-rim beyond which a weakly ringed circle is a die on something else
@@ -404,6 +410,7 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
     clutter = np.minimum(edges.score_many(xs, ys, 0.3 * r * scale, 0.0)[0],
                          edges.score_many(xs, ys, config.inner_radius * r * scale, 0.0)[0])
     drop = set()
+    board_like = []  # dropped only as flat board, with some relief and ring
     for j, i in enumerate(weak):
         diff = middles[j] - rims[j]
         if float(np.hypot(diff[1], diff[2])) > config.die_chroma or abs(float(diff[0])) > config.die_lightness:
@@ -423,7 +430,35 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
         if bg is not None and flat and \
                 float(np.linalg.norm(faces[j] - bg)) < config.min_colour_gap:
             drop.add(i)
+            if relief >= config.row_relief and discs[i].ring >= config.ring_found + 0.1:
+                board_like.append(i)
+    # a flat one standing in its slot just beyond a checker of its colour kept in the same row is that row's
+    # next checker: under a steep camera the checker in front hides part of its rim (ring 0.64-0.69, its face
+    # point-coloured on a point of its colour); the board shows no such circle a slot from a checker
+    kept = [d for i, d in enumerate(discs) if i not in drop]
+    for i in board_like:
+        if _next_in_row(discs[i], kept, geometry, config):
+            drop.discard(i)
     return [d for i, d in enumerate(discs) if i not in drop]
+
+
+def _next_in_row(d: Disc, kept: list[Disc], geometry: BoardGeometry, config: CheckerConfig) -> bool:
+    """``d`` is on a point, within ``row_slot_mm`` of a slot other than the edge's that no disc in ``kept``
+    holds (none within half a checker of it), and a disc of its side in ``kept`` stands in the slot before it
+    (towards the point's edge)."""
+    kind, point = _region_of(d, geometry)
+    if kind != "point" or point is None:
+        return False
+    slots = _row_slots(geometry)[point]
+    k = min(range(len(slots)), key=lambda k: (slots[k].x - d.x) ** 2 + (slots[k].y - d.y) ** 2)
+    if k == 0 or math.hypot(slots[k].x - d.x, slots[k].y - d.y) > config.row_slot_mm:
+        return False
+    here, before = slots[k], slots[k - 1]
+    half = geometry.spec.checker_diameter / 2
+    if any(math.hypot(here.x - o.x, here.y - o.y) < half for o in kept):
+        return False  # its slot is taken: a second circle on a checker kept already
+    return any(o.side == d.side and _region_of(o, geometry) == ("point", point) and
+               math.hypot(before.x - o.x, before.y - o.y) <= config.row_slot_mm for o in kept)
 
 
 def _board_colours_under(lab: np.ndarray, discs: list[Disc], which: list[int], geometry: BoardGeometry,

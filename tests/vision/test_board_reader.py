@@ -132,3 +132,33 @@ def test_unreadable_frames_raise_the_reader_error():
     img, _ = renderer.render(Scene.from_position(MIDGAME, dice=()), seed=0)
     with pytest.raises(BoardReadError):
         read_board(cv2.resize(img, (640, 360)), truth_calibration(renderer))  # a profile for another size
+
+
+@pytest.mark.parametrize("seed", [10, 11])
+def test_the_back_checker_of_a_dark_pair_under_a_steep_camera_is_no_flat_board(seed):
+    """Two dark checkers on the dark 1-point of the leather board, the camera steep (48 degrees): the front one
+    hides part of the back one's rim (ring 0.69) and its face is the point's colour with little relief (2.7-5.7
+    from one render's sensor noise to the next), which alone reads as flat board. One slot beyond a checker of
+    its colour, in a slot no circle holds, it is that row's next checker (``checkers._next_in_row``)."""
+    renderer = Renderer(Camera.preset("steep", width=1280, height=720, tilt_deg=48.0, window_glint=0.0), "leather",
+                        "right", True)
+    scene = Scene.from_position(Position.initial(), bottom="opponent", dice=(), style="leather")
+    img, _ = renderer.render(scene, seed=seed)
+    reading = read_board(img, truth_calibration(renderer))
+    assert _wrong(reading, scene) == []
+
+
+def test_a_circle_is_the_next_checker_of_a_row_only_in_a_free_slot_beyond_one_of_its_colour():
+    from tablecompanion.vision.checkers import DEFAULT_CONFIG, Disc, _next_in_row
+
+    geometry = BoardGeometry()
+    slots = geometry.checker_slots(6, geometry.row_capacity())
+    at = lambda k, side="dark", dx=0.0: Disc(slots[k].x + dx, slots[k].y, 21.0, (30.0, 0.0, 0.0), side)  # noqa: E731
+    assert _next_in_row(at(1), [at(0)], geometry, DEFAULT_CONFIG)
+    assert _next_in_row(at(1, dx=6.0), [at(0, dx=-6.0)], geometry, DEFAULT_CONFIG)  # found a little off their slots
+    assert not _next_in_row(at(1), [at(0, "light")], geometry, DEFAULT_CONFIG)  # the row is the other side's
+    assert not _next_in_row(at(1), [at(0), at(1)], geometry, DEFAULT_CONFIG)  # its slot is held
+    assert not _next_in_row(at(2), [at(0)], geometry, DEFAULT_CONFIG)  # a slot left empty between
+    assert not _next_in_row(at(0), [at(1)], geometry, DEFAULT_CONFIG)  # the edge's slot: nothing before it
+    between = Disc((slots[1].x + slots[2].x) / 2, (slots[1].y + slots[2].y) / 2, 21.0, (30.0, 0.0, 0.0), "dark")
+    assert not _next_in_row(between, [at(0), at(1)], geometry, DEFAULT_CONFIG)  # between slots: the board's
