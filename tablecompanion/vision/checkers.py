@@ -390,7 +390,8 @@ def drop_lookalikes(lab: np.ndarray, discs: list[Disc], geometry: BoardGeometry,
       or far apart in lightness (a white die on a black point); a checker is one colour to its rim. Or,
       ringed less than ``ring_board``, edges both near its middle and at ``inner_radius`` (pips, outline).
     * Anything whose rim (``annulus``) is not its side's colour (a hinge plate beside dark wood).
-    A circle ringed all round (``ring_sure``) is kept: dark checkers on dark points are flat and point-coloured.
+    A circle ringed all round (``ring_sure``) is kept: dark checkers on dark points are flat and point-coloured;
+    so is a flat one that stands as the next checker of a row (:func:`_next_in_row`).
     """
     weak = [i for i, d in enumerate(discs) if d.ring < config.ring_sure]
     if not weak:
