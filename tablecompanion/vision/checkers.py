@@ -451,7 +451,7 @@ def _next_in_row(d: Disc, kept: list[Disc], geometry: BoardGeometry, config: Che
     if kind != "point" or point is None:
         return False
     slots = _row_slots(geometry)[point]
-    k = min(range(len(slots)), key=lambda k: (slots[k].x - d.x) ** 2 + (slots[k].y - d.y) ** 2)
+    k = _nearest_slot(slots, d)
     if k == 0 or math.hypot(slots[k].x - d.x, slots[k].y - d.y) > config.row_slot_mm:
         return False
     here, before = slots[k], slots[k - 1]
@@ -496,7 +496,7 @@ def _board_colours_under(lab: np.ndarray, discs: list[Disc], which: list[int], g
             out.append(bar_colour)
         elif kind == "point" and point is not None:
             d = discs[i]
-            k = min(range(capacity), key=lambda k: (slots[point][k].x - d.x) ** 2 + (slots[point][k].y - d.y) ** 2)
+            k = _nearest_slot(slots[point], d)
             out.append(by_parity.get((point % 2, k)))
         else:
             out.append(None)
@@ -576,7 +576,7 @@ def _row_has_hole(found: list[Disc], point: int, geometry: BoardGeometry) -> boo
     the edge without gaps, so something the circles missed lies in the hole (fingers over checkers, a
     checker not found) and the count cannot be vouched for. A lone checker put down anywhere is no row."""
     slots = _row_slots(geometry)[point]
-    taken = {min(range(len(slots)), key=lambda i: (slots[i].x - d.x) ** 2 + (slots[i].y - d.y) ** 2) for d in found}
+    taken = {_nearest_slot(slots, d) for d in found}
     return 0 in taken and max(taken) + 1 > len(taken)
 
 
@@ -743,8 +743,7 @@ def complete_rows(warped: np.ndarray, discs: list[Disc], geometry: BoardGeometry
         slots = all_slots[p]
         occupied = [False] * capacity
         for d in by_point[p]:
-            k = min(range(capacity), key=lambda i: (slots[i].x - d.x) ** 2 + (slots[i].y - d.y) ** 2)
-            occupied[k] = True
+            occupied[_nearest_slot(slots, d)] = True
         sides = [d.side for d in by_point[p]]
         side = max(SIDES, key=sides.count) if sides else None
         last = max((k for k in range(capacity) if occupied[k]), default=-1)
@@ -855,6 +854,11 @@ def _row_slots(geometry: BoardGeometry) -> dict:
         slots = {p: geometry.checker_slots(p, geometry.row_capacity()) for p in range(1, 25)}
         _SLOT_CACHE[geometry] = slots
     return slots
+
+
+def _nearest_slot(slots: list, d: Disc) -> int:
+    """The index in ``slots`` (a point's row from its edge, ``_row_slots``) of the slot nearest ``d``'s centre."""
+    return min(range(len(slots)), key=lambda k: (slots[k].x - d.x) ** 2 + (slots[k].y - d.y) ** 2)
 
 
 def _nearest_side(colour: np.ndarray, side_colour: dict[str, np.ndarray], side: str | None, config: CheckerConfig) -> str | None:
