@@ -337,7 +337,7 @@ def run(args) -> int:
     from tablecompanion.vision.body_model import load_body_model
     from tablecompanion.vision.dice import DiceVisionError
     from tablecompanion.vision.dice_model import load_tilt_net
-    from tablecompanion.vision.roll_reader import RollReaderConfig
+    from tablecompanion.vision.roll_config import RollReaderConfig
 
     config = RollReaderConfig(tilt_net=None if args.tilt_net.lower() == "none" else args.tilt_net,
                               body_model=None if args.body_model.lower() == "none" else args.body_model)

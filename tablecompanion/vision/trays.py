@@ -24,6 +24,7 @@ import numpy as np
 
 from tablecompanion.calibration.model import Calibration
 from tablecompanion.geometry import BoardGeometry
+from tablecompanion.vision.camera_model import camera_from_homography
 
 MAX_OFF = 15
 BAND = 0.5  # share of the tray's width, about its middle, where the front is measured
@@ -149,8 +150,6 @@ def _predicted_fronts(calibration: Calibration, px_per_mm: float) -> dict[str, n
     entry = _FRONTS.get(id(calibration))
     if entry is not None and entry[0] is calibration and entry[1] == px_per_mm:
         return entry[2]
-    from tablecompanion.vision.roll_reader import camera_from_homography
-
     camera = camera_from_homography(calibration.homography, calibration.image_size, calibration.camera_matrix)
     geometry = calibration.geometry
     spec = geometry.spec
