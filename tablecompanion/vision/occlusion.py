@@ -166,8 +166,9 @@ class BoardWatcher:
             self.current = None
             return None
         moving = self._moving(small)
-        arm = self._arm(colour)
-        self._learn_band(colour, moving, arm)
+        band = self._band_change(colour)
+        arm = self._arm(band)
+        self._learn_band(band, moving, arm)
         self._previous = small
         if moving or arm:
             self.state = WatchState(self._index, False, moving, arm, "arm over the board" if arm else "moving")
@@ -241,56 +242,75 @@ class BoardWatcher:
         changed = float(np.mean(diff[board] > self.config.pixel_change))
         return float(np.mean(diff[board])) > self.config.motion_level or changed > self.config.motion_share
 
-    def _learn_band(self, small: np.ndarray, moving: bool, arm: bool = False) -> None:
-        """Keep the picture of the bare frame band: it follows slow light changes where the frame matches it,
-        in clear, still frames only, never takes in an arm (which differs), and takes in a still change only
-        after ``absorb_frames`` (a cube put down on the frame, a lamp switched on). The first frame seeds it."""
-        now = small.astype(np.float32)
+    def _band_change(self, colour: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The frame against the picture of the bare band, once for :meth:`_arm` and :meth:`_learn_band`: the
+        frame as float, its difference, and the summed absolute difference per pixel (None before the first
+        frame, which seeds the picture)."""
+        now = colour.astype(np.float32)
         if self._reference is None:
             self._reference = now
-            self._stale = np.zeros(small.shape[:2], np.int32)
+            self._stale = np.zeros(colour.shape[:2], np.int32)
+            return None
+        delta = now - self._reference
+        summed = np.abs(delta).sum(axis=2)
+        return now, delta, summed
+
+    def _learn_band(self, band: tuple[np.ndarray, np.ndarray, np.ndarray] | None, moving: bool,
+                    arm: bool = False) -> None:
+        """Keep the picture of the bare frame band: it follows slow light changes where the frame matches it,
+        in clear, still frames only, never takes in an arm (which differs), and takes in a still change only
+        after ``absorb_frames`` (a cube put down on the frame, a lamp switched on). The first frame seeds it
+        (:meth:`_band_change`)."""
+        if band is None:
             return
-        differs = np.abs(now - self._reference).sum(axis=2) > self.config.pixel_change
+        now, delta, summed = band
+        differs = summed > self.config.pixel_change
         if self.config.learn_while_busy or not (moving or arm):
-            match = ~differs
-            self._reference[match] += self.config.learn_rate * (now[match] - self._reference[match])
+            # in place where the band matches (a masked add: 2-3 ms less a frame than gathering those pixels)
+            step = np.multiply(delta, np.float32(self.config.learn_rate))
+            np.add(self._reference, step, out=self._reference, where=~differs[:, :, None])
         if moving:
             return
-        self._stale = np.where(differs, self._stale + 1, 0)
+        self._stale += 1
+        self._stale *= differs
         absorb = self._stale >= self.config.absorb_frames
         if absorb.any():
             self._reference[absorb] = now[absorb]
             self._stale[absorb] = 0
 
-    def _arm(self, colour: np.ndarray) -> bool:
+    def _arm(self, band: tuple[np.ndarray, np.ndarray, np.ndarray] | None) -> bool:
         """A change from the board's outer edge inwards that the bare board does not have: an arm reaching
         in. Colour counts as well as lightness (a dark sleeve over a dark frame); checkers moved, dice and
-        a cube put down change the board too, but not from its outer edge."""
-        if self._reference is None:
+        a cube put down change the board too, but not from its outer edge. ``band``: :meth:`_band_change`."""
+        if band is None:
             return False
-        diff = np.abs(colour.astype(np.float32) - self._reference).sum(axis=2)
         watch = self._masks["watch"]
-        changed = ((diff > self.config.pixel_change) & watch).astype(np.uint8)
+        changed = ((band[2] > self.config.pixel_change) & watch).astype(np.uint8)
         if not changed.any():
             self._arm_seen = None
             return False
         n, labels, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=8)
         min_px = self.config.blob_mm2 * SMALL_PX_PER_MM**2
-        edge_labels = set(np.unique(labels[self._masks["edge"]]).tolist()) - {0}
+        edge_labels = _labels_in(labels, self._masks["edge"], n) - {0}
         # a change that lies wholly in a tray and the frame beyond it is a checker borne off (it lies against
         # the frame by the player's edge), not an arm: an arm over the trays only covers no point either
-        tray_only = (set(np.unique(labels[self._masks["tray_zone"]]).tolist()) - {0}) \
-            - set(np.unique(labels[~self._masks["tray_zone"]]).tolist())
+        tray_only = (_labels_in(labels, self._masks["tray_zone"], n) - {0}) \
+            - _labels_in(labels, ~self._masks["tray_zone"], n)
         arm = [i for i in edge_labels - tray_only if stats[i, cv2.CC_STAT_AREA] >= min_px]
         size = sum(int(stats[i, cv2.CC_STAT_AREA]) for i in arm)
         if size >= min_px:
             self._arm_px = size
         else:
-            arm = self._same_arm(labels, stats, tray_only)
-        self._arm_seen = np.isin(labels, arm) if arm else None
+            arm = self._same_arm(labels, stats, tray_only, n)
+        if arm:
+            chosen = np.zeros(n, bool)
+            chosen[arm] = True
+            self._arm_seen = chosen[labels]
+        else:
+            self._arm_seen = None
         return bool(arm)
 
-    def _same_arm(self, labels: np.ndarray, stats: np.ndarray, tray_only: set[int]) -> list[int]:
+    def _same_arm(self, labels: np.ndarray, stats: np.ndarray, tray_only: set[int], n: int) -> list[int]:
         """The blobs that are still the arm seen in the last frame though none reaches the board's edge now:
         each at least half as large as the arm when it last reached the edge and at least a hand's size,
         lying for the most part where the arm was, and coming within ``ARM_NEAR_EDGE_MM`` of the edge (a
@@ -300,7 +320,7 @@ class BoardWatcher:
             return []
         before = int(self._arm_seen.sum())
         least = max(0.5 * self._arm_px, ARM_KEPT_MM2 * SMALL_PX_PER_MM**2)
-        near = set(np.unique(labels[self._masks["near_edge"]]).tolist()) - {0} - tray_only
+        near = _labels_in(labels, self._masks["near_edge"], n) - {0} - tray_only
         out = []
         for i in near:
             area = int(stats[i, cv2.CC_STAT_AREA])
@@ -309,6 +329,11 @@ class BoardWatcher:
             if int((self._arm_seen & (labels == i)).sum()) >= 0.5 * min(area, before):
                 out.append(i)
         return out
+
+
+def _labels_in(labels: np.ndarray, mask: np.ndarray, n: int) -> set[int]:
+    """The labels (of ``n``) found where ``mask`` is set: counted, not sorted (np.unique sorted them)."""
+    return set(np.flatnonzero(np.bincount(labels[mask], minlength=n)).tolist())
 
 
 def _row_light(calibration: Calibration, board: np.ndarray) -> RowLight:
