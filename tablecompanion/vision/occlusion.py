@@ -252,7 +252,9 @@ class BoardWatcher:
             self._stale = np.zeros(colour.shape[:2], np.int32)
             return None
         delta = now - self._reference
-        summed = np.abs(delta).sum(axis=2)
+        size = np.abs(delta)
+        # the channels added in the order .sum(axis=2) adds them, ten times faster over so short an axis
+        summed = size[:, :, 0] + size[:, :, 1] + size[:, :, 2]
         return now, delta, summed
 
     def _learn_band(self, band: tuple[np.ndarray, np.ndarray, np.ndarray] | None, moving: bool,
