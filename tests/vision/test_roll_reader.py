@@ -953,18 +953,24 @@ def test_a_board_learned_ahead_serves_only_a_reference_of_the_same_board_and_evi
 
 
 def test_a_face_fitted_half_off_the_die_is_no_second_die():
-    """A white 5 about 18 px across at the far side of a steep view (held-out seed 5, case 98): neither
-    reader reads it in place, and the search for a die elsewhere in its blob fitted a 3 through its corner
-    pip, its centre pip and the dark seam of its far edge: half of that face lies off the die. The roll was
-    accepted as 3-3; a face mostly off the changed blob is no die, and the roll is not accepted. (Since the
-    twenty-sixth session the first look finds the 5's top beyond the per-photo reader's centre,
-    ``hyp_top_shift``, and since the twenty-eighth session the fitted 3's pips are unlike one face's,
-    ``grid_even_pips``: both are off here, so that the test is of the search.)"""
+    """A white 5 under the steep camera, at the far side (held-out seed 3, case 272, an opening roll): the first
+    look reads a 3 on one of its diagonals, and the search for a second die in its blob fitted a 2 on the
+    other, turned so that 31 % of that face's square lies off the changed blob. The roll was three dice and
+    unclear: a good opening roll thrown again. A face mostly off the changed blob is no die
+    (``second_die_on_blob``): the 5 is read and the roll is 5-1. (``hyp_top_shift`` and ``grid_even_pips``,
+    which read such a die by other ways since the twenty-sixth and twenty-eighth sessions, are off, so that
+    the test is of the search. The case first found, seed 5's 98, where the fitted face was a 3 and the
+    roll was accepted as 3-3, no longer misleads the search under OpenCV 5.1's render; this one does under
+    5.0 and 5.1 alike.)"""
     first = {"hyp_top_shift": 0.0, "grid_even_pips": 0.0}
-    _, truth, (rr, old) = _read_case(5, 98, first, {"second_die_on_blob": 0.0, "tilt_net_cocked": 2.0, "tilt_net_unsure": 2.0, **first})
-    assert sorted(d["top_value"] for d in truth["dice"]) == [3, 5] and all(d["valid"] for d in truth["dice"])
-    assert old.verdict == "valid" and sorted(old.values) == [3, 3]
-    assert rr.verdict != "valid" and not any(d.value == 3 and d is not _die_at(rr, truth["dice"][1]) for d in rr.dice)
+    no_net = {"tilt_net_cocked": 2.0, "tilt_net_unsure": 2.0}
+    case, truth, (rr, old) = _read_case(3, 272, first, {"second_die_on_blob": 0.0, **no_net, **first})
+    assert case.kind == "opening" and case.preset == "steep"
+    assert sorted(d["top_value"] for d in truth["dice"]) == [1, 5] and all(d["valid"] for d in truth["dice"])
+    five = next(d for d in truth["dice"] if d["top_value"] == 5)
+    on_five = [d for d in old.dice if math.dist(d.centre, five["top_centre_px"]) < 20]
+    assert old.verdict == "unclear" and len(old.dice) == 3 and len(on_five) == 2, old.reason
+    assert rr.verdict == "valid" and sorted(rr.values) == [1, 5], rr.reason
 
 
 @pytest.mark.parametrize("seed, index", [(0, 154), (1, 10)])
