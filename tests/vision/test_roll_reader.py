@@ -1114,22 +1114,34 @@ def test_a_die_the_reader_calls_cocked_just_beyond_a_checkers_reach_may_lean_on_
     """A translucent die leaning 30 degrees on a checker under the steep camera (seed 10's void-only set,
     case 50): the grid reader's clear 3 stood, and the top it read lies pushed away from the checker, just
     beyond the reach within which a die may lean on one: the roll was accepted as 3-3. The per-photo reader
-    was sure the die is cocked; with that, the reach is a little longer and the die is unclear. (Rendered
-    with the simulator's own window, as the void-only set was; in a room without one the die is unclear
-    either way.)"""
+    was sure the die is cocked; with that, the reach is a little longer (``reader_cocked_reach``) and the die
+    is unclear. (Rendered with the simulator's own window, as the void-only set was; in a room without one
+    the die is unclear either way.)
+
+    Found under OpenCV 5.0, whose render puts the die's top 2.29 sides from the checker's centre, 0.07 beyond
+    the plain reach of 2.23; 5.1's puts it at 2.17, inside it, and no other case of about 3000 searched
+    lies in the rule's band under both. So the plain reach (``touch_mm``) is set here to end a tenth of a side
+    short of where this render reads the die (0.82 sides beyond the rim under 5.0, against the shipped
+    0.85): the rule is then what decides, whichever OpenCV renders the case."""
+    from tablecompanion.geometry import BoardSpec
     from tablecompanion.vision.roll_eval import make_cases, render_case
 
     case = replace(make_cases(51, 10)[50], kind="leaning-on-checker")
     ref, img, truth, scene = render_case(case)
-    off = {"tilt_net_cocked": 2.0, "tilt_net_unsure": 2.0}  # the tilt net, since the thirty-fourth session, calls this die cocked first
-    rr, old, now = (_read_with(ref, img, scene, config)
-                    for config in (off, {"reader_cocked_reach": 0.0, **off}, {}))
     assert [d["state"] for d in truth["dice"]] == ["leaning-on-checker", "flat"]
-    assert old.verdict == "valid"  # what the rule stops
+    off = {"tilt_net_cocked": 2.0, "tilt_net_unsure": 2.0}  # the tilt net, since the thirty-fourth session, calls this die cocked first
+    config, spec = RollReaderConfig(), BoardSpec()
+    f = _die_at(_read_with(ref, img, scene, off), truth["dice"][0]).features
+    assert f["r_status"] == "cocked" and f["r_conf"] >= config.reader_cocked_conf
+    touch = f["checker_dist"] - spec.checker_diameter / 2 / spec.die_size - 0.1
+    assert 0.5 < touch <= config.touch_mm
+    rr, old = (_read_with(ref, img, scene, {"touch_mm": touch, **config_})
+               for config_ in (off, {"reader_cocked_reach": 0.0, **off}))
+    assert old.verdict == "valid", old.reason  # what the rule stops
     assert rr.verdict != "valid", rr.reason
     leaning = _die_at(rr, truth["dice"][0])
     assert leaning.value is None and leaning.reason == "touching a checker: it may lean on it"
-    assert leaning.features["r_status"] == "cocked"
+    now = _read_with(ref, img, scene, {})
     assert now.verdict == "void" and _die_at(now, truth["dice"][0]).reason == "tilted (the tilt net sees it so)"
 
 
