@@ -242,7 +242,8 @@ def test_a_little_body_beyond_the_outline_is_cleared_when_the_net_is_sure_the_di
     window): the 5 leaves 5.75 mm^2 of body beyond a flat 5's outline in this one frame, over the tilt test's 4,
     and the roll was void. The net is sure it lies flat (P <= tilt_net_flat), the body is within what one
     frame's noise leaves (the second look's band), and the roll is read. (The case first found, seed 14's 48
-    with 4.5 mm^2, is under 4 in OpenCV 5.1's render; this one leaves 5.75 under 5.0 and 5.1 alike.)"""
+    with 4.5 mm^2, reads right without the net under OpenCV 5.1's render; this one leaves 5.75 under 5.0 and
+    5.1 alike.)"""
     case, ref, img, truth, scene = _case(7, 44, window_glint=0.0)
     assert case.kind == "flat" and case.preset == "steep"
     _, old = _read(case, ref, img, scene, tilt_net=None)
