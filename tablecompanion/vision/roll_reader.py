@@ -16,7 +16,9 @@ dice at rest:
    it rests; a die whose footprint is on a checker of the reference is "cocked (resting on a checker)";
    a die whose top face is not the square a flat die shows there (the pip pattern stretched or
    squeezed, a side face showing more than the view explains) is "cocked (tilted)"; unreadable is
-   "unclear"; a value is never given for a die that is not flat;
+   "unclear"; a value is never given for a die that is not flat. The body test and the tilt net are
+   :class:`~tablecompanion.vision.tilt_evidence.TiltEvidence`; which face is the top when the pips allow two,
+   :class:`~tablecompanion.vision.outline_faces.OutlineFaces` (both parts of :class:`RollReader`);
 4. placement (:mod:`tablecompanion.vision.placement`) of where it rests: roller's right-hand board = ok;
    bar, wrong half, off the playing surface = void; the opening roll wants one die in each half.
 
@@ -34,15 +36,18 @@ import cv2
 import numpy as np
 
 from tablecompanion.geometry import BoardGeometry, Player
-from tablecompanion.vision.body_model import body_features, die_colour, load_body_model
+from tablecompanion.vision.body_model import load_body_model
 from tablecompanion.vision.camera_model import CameraModel, camera_from_homography
 from tablecompanion.vision.dice import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, check_frame, read_dice
 from tablecompanion.vision.dice_model import load_tilt_net
+from tablecompanion.vision.die_face import face_features
+from tablecompanion.vision.outline_faces import OutlineFaces
 from tablecompanion.vision.pip_grid import GridLook, GridReading, grid_read, grid_reads, inner_box
 from tablecompanion.vision.placement import Placement, place_point
 from tablecompanion.vision.roll_config import RollReaderConfig
-from tablecompanion.vision.roll_verdict import DieSeen, RollReading, judge_dice, propose, value_unread
+from tablecompanion.vision.roll_verdict import DieSeen, RollReading, judge_dice, propose
 from tablecompanion.vision.row_light import RowLight
+from tablecompanion.vision.tilt_evidence import BODY_SHOWS, NET_UNSURE, TILT_PATCH, TILT_SPAN, TiltEvidence
 
 # The per-photo reader behind the roll reader: pip counting. On rectified crops of simulator dice (a
 # 16 mm die is a 48-px square) it beats the network and its classifier, which were trained on photos
@@ -52,7 +57,7 @@ ROLL_DICE_CONFIG = replace(DEFAULT_CONFIG, model="pips")
 
 __all__ = [
     "RollReadError", "RollReaderConfig", "RollReader", "DieSeen", "RollReading", "CameraModel",
-    "camera_from_homography", "judge_dice",
+    "camera_from_homography", "judge_dice", "TILT_PATCH", "TILT_SPAN",
 ]
 
 
@@ -60,14 +65,9 @@ class RollReadError(DiceVisionError):
     """The roll reader cannot work with this input (no calibration, a frame of another size...)."""
 
 
-_BODY_SHOWS = "tilted (its body shows where a flat die's cannot)"
-_NET_TILTED = "tilted (the tilt net sees it so)"
-_NET_UNSURE = "it may be tilted: the camera cannot tell that it lies flat"  # the tilt net is unsure
 # the doubts the tilt net's "flat" answers: a die at the bar's edge may lie across the bar (where it lies,
 # not how), and one touching the other die may be on it
 _NET_LIFTS = ("a checker", "the board's edge")
-TILT_PATCH = 48  # the tilt net's input, px square
-TILT_SPAN = 2.2  # ... over this many die sides
 _UNEVEN_PIPS = "its pips unlike one face's"
 
 
@@ -87,12 +87,7 @@ class _LastDice:
     level: float
 
 
-# A flat die's pips on its top face, in die sides from the face centre (the usual drilling: outer pips at
-# ~0.27 of the side from the centre).
-_PIP_OFFSET = 0.25
-
-
-class RollReader:
+class RollReader(TiltEvidence, OutlineFaces):
     """Board-aware roll reading for one calibrated camera. ``set_reference`` with the still board, then
     ``read`` frames with the dice at rest. Also a ``reader`` for ``RollWatcher`` (``__call__``)."""
 
@@ -400,7 +395,7 @@ class RollReader:
         to about 0; a tilted die's side face is in every frame, and a die is called flat again only when the
         mean shows next to no body (``second_look_flat_mm2``)."""
         c = self.config
-        suspects = [i for i, d in enumerate(out.dice) if d.features.get("tilt_why") == _BODY_SHOWS
+        suspects = [i for i, d in enumerate(out.dice) if d.features.get("tilt_why") == BODY_SHOWS
                     and "g_centre_mm" in d.features and d.features.get("read_value") is not None
                     and d.features.get("beyond_mm2", math.inf) <= c.second_look_mm2]
         if not suspects:
@@ -865,24 +860,24 @@ class RollReader:
         agree = g is not None and r_flat and r.value == g.value  # two readers, one value: less margin needed
         g_ok = self._grid_sure(g, agree)
         if g is not None:
-            feats.update(_face_features(g, origin, k, die))
+            feats.update(face_features(g, origin, k, die))
             if g_ok:  # the lattice's centre is the face's centre
                 mm = feats["g_centre_mm"]
                 if g.margin_all is not None and g.margin_all < (c.grid_agree_margin if agree else c.grid_min_margin):
                     feats["loose_rival"] = g.margin_all  # sure only because an uneven face was no rival
             # every other face found on this die, for a face whose margin its rivals took
             # (_weak_face_the_outline_explains)
-            feats["g_rivals"] = [_face_features(a, origin, k, die) for a in g.alternatives if a.value != g.value]
+            feats["g_rivals"] = [face_features(a, origin, k, die) for a in g.alternatives if a.value != g.value]
             if r_flat and g.value != r.value:
                 # the per-photo reader's face, as the grid reader found it on this die too: the die's outline
                 # may say it is the top (see _face_the_outline_explains)
                 for a in g.alternatives:
                     if a.value == r.value and a.pip_contrast >= c.grid_min_contrast and \
                             a.off_contrast < c.max_blank_spot * a.pip_contrast:
-                        feats["g_alt"] = _face_features(a, origin, k, die)
+                        feats["g_alt"] = face_features(a, origin, k, die)
                         break
         if far is not None:
-            feats["g_far"] = [_face_features(a, origin, k, die) for a in (far, *far.alternatives)]
+            feats["g_far"] = [face_features(a, origin, k, die) for a in (far, *far.alternatives)]
         if g_ok and (not r_flat or r.value == g.value or g.margin >= c.grid_overrules):
             value, status, reason = g.value, "flat", ""
             conf = min(1.0, 0.5 + g.margin / 100.0) if not (r_flat and r.value == g.value) else max(float(r.confidence), 0.9)
@@ -930,363 +925,6 @@ class RollReader:
         hp = np.column_stack([px, np.ones(len(pts))]) @ self.top_from_image.T
         return hp[:, :2] / hp[:, 2:3]
 
-    def _with_tilt_evidence(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
-        """Where a die read flat shows its body beyond a flat die's outline (``beyond_mm2``).
-
-        On the top-face plane a flat die is its top square (known from the pip lattice: centre and turn)
-        plus the side faces the camera sees there, all on the camera's side. A die tilted by 18-32 degrees
-        shows a side face 5-8 mm wide on the side that rose, and its top face is foreshortened and shifted:
-        its body lies where the flat outline has none. Body, not shadow: the change against the reference
-        that no darkening of the board explains (a shadow is the board, darker). The other dice are left
-        out. The flat hypothesis gets every benefit of the doubt: the face's turn that leaves the least body
-        outside (any turn for a 1, whose single pip gives none), a margin for the blurred edge, side faces
-        widened for a focal length that may be a prior."""
-        f = d.features
-        if d.status != "flat" or "g_centre_mm" not in f or self.reference_full is None:
-            return d
-        area, best_turn, hidden = self._body_beyond(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d,
-                                                    dice, hidden=True)
-        more = {} if hidden is None else {"hidden_mm2": hidden}
-        return replace(d, features={**f, "beyond_mm2": area, "face_turn": best_turn, **more})
-
-    def _tilt_p(self, frame: np.ndarray | None, f: dict) -> float | None:
-        """The tilt net's P(tilted) for the die of features ``f`` (its face's centre and turn) in ``frame``,
-        asked once and noted in ``f["tilt_p"]`` (6-8 ms a die, so asked only about dice read flat); None
-        without a net, a face or a frame."""
-        if "tilt_p" not in f:
-            if self.tilt_net is None or "g_centre_mm" not in f or frame is None:
-                return None
-            views = self.tilt_net.p_views(
-                self.tilt_patch(frame, f["g_centre_mm"], f.get("face_turn", f.get("g_turn", 0.0))))
-            f["tilt_p"], f["tilt_p_median"] = float(np.mean(views)), float(np.median(views))
-        return f["tilt_p"]
-
-    def _net_calls_cocked(self, frame: np.ndarray | None, f: dict) -> bool:
-        """Whether the tilt net is sure enough that a die every other rule read flat is tilted: the median
-        of its four views at ``tilt_net_cocked`` (the mean where ``tilt_net_cocked_median`` is off). On
-        12242 dice of renders the shipped net was not trained on (thirty-seventh session), of the 389 tilted
-        ones read flat the median catches 340 at 0.95, the mean 326, each voiding 1 of 7558 flat dice. The
-        net vouches on the mean (``_net_says_flat``): the median vouched for seed 2's case 108, a die
-        leaning 15 degrees on the board's edge (mean 0.0068, median 0.0039)."""
-        c = self.config
-        if c.tilt_net_cocked > 1.0 or self._tilt_p(frame, f) is None:
-            return False
-        p = f.get("tilt_p_median", f["tilt_p"]) if c.tilt_net_cocked_median else f["tilt_p"]
-        return p >= c.tilt_net_cocked
-
-    def _net_unsure(self, frame: np.ndarray | None, f: dict) -> bool:
-        """Whether the tilt net, asked about a die every other rule read flat, is between sure it lies flat
-        and sure it is tilted: the median of its four views at ``tilt_net_unsure`` (below ``tilt_net_cocked``,
-        where it calls the die cocked). A die tilted about the camera's line of sight keeps a flat die's
-        outline, and the net is the only witness: where it hesitates a person looks (the roll to confirm)."""
-        c = self.config
-        if c.tilt_net_unsure > 1.0 or self._tilt_p(frame, f) is None:
-            return False
-        return f.get("tilt_p_median", f["tilt_p"]) >= c.tilt_net_unsure
-
-    def _net_clears_body(self, frame: np.ndarray | None, f: dict) -> bool:
-        """Whether a die's body beyond its flat outline is little enough for one frame's noise (the second
-        look's band, ``second_look_mm2``; a side face read as the top leaves 85-110 mm^2) and the tilt net is
-        sure the die lies flat. The body is the tilt test's evidence and the net a second witness: on the
-        held-out renders none of the 583 tilted dice called so for their body scored P(tilted) under 0.1, 7
-        of the 25 flat ones under 0.025."""
-        c = self.config
-        little = f.get("beyond_mm2", math.inf) <= c.second_look_mm2 and f.get("hidden_mm2", 0.0) <= c.second_look_mm2
-        return little and self._net_says_flat(frame, f)
-
-    def _net_says_flat(self, frame: np.ndarray | None, f: dict, supports: Sequence[str] = ()) -> bool:
-        """Whether the tilt net vouches that the die lies flat: at ``tilt_net_flat``, or beside checkers
-        alone (``supports``) at ``tilt_net_flat_checker``."""
-        p = self._tilt_p(frame, f)
-        c = self.config
-        only_checkers = bool(supports) and all(s == "a checker" for s in supports)
-        return p is not None and p <= (c.tilt_net_flat_checker if only_checkers else c.tilt_net_flat)
-
-    def tilt_patch(self, frame: np.ndarray, centre_mm, turn_deg: float) -> np.ndarray:
-        """What the tilt net sees of a die: the frame and the reference on the top-face plane around
-        ``centre_mm`` (TILT_PATCH px square over TILT_SPAN die sides), and a flat die's outline there at
-        ``turn_deg`` (the camera's view of its sides), as a (TILT_PATCH, TILT_PATCH, 7) uint8 array."""
-        die = float(self.spec.die_size)
-        k = TILT_PATCH / (TILT_SPAN * die)
-        half = 0.5 * TILT_SPAN * die
-        cx, cy = centre_mm
-        rect = (cx - half, cy - half, cx + half, cy + half)
-        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
-        sil = np.zeros(now.shape[:2], np.uint8)
-        outline = (self.flat_silhouette((cx, cy), turn_deg) - np.array(rect[:2])) * k
-        cv2.fillConvexPoly(sil, np.round(outline * 16).astype(np.int32), 255, cv2.LINE_AA, 4)
-        return np.dstack([now, ref, sil])
-
-    def _beyond_flat_outline(self, frame: np.ndarray, centre_mm, value: int | None, turn_deg: float, d: DieSeen,
-                             dice: Sequence[DieSeen]) -> tuple[float, float]:
-        """The die's body (mm^2) beyond the outline of a flat die whose top face is ``value`` at ``centre_mm``
-        turned ``turn_deg``, at the face's turn that leaves least (see _with_tilt_evidence), and that turn."""
-        area, turn, _ = self._body_beyond(frame, centre_mm, value, turn_deg, d, dice)
-        return area, turn
-
-    def _body_beyond(self, frame: np.ndarray, centre_mm, value: int | None, turn_deg: float, d: DieSeen,
-                     dice: Sequence[DieSeen], hidden: bool = False) -> tuple[float, float, float | None]:
-        """:meth:`_beyond_flat_outline`'s area and turn, and with ``hidden`` (and a body model) the area beyond
-        the outline at that turn once the body the shadow model hides is added (None where the first area
-        already calls the die tilted)."""
-        c = self.config
-        die = float(self.spec.die_size)
-        k = c.tilt_px_per_mm
-        cx, cy = centre_mm
-        rect, a, b, margin = self.tilt_crops(frame, centre_mm)
-        h, w = a.shape[:2]
-        half = 0.5 * (rect[2] - rect[0])
-        shade = np.clip((a * b).sum(-1) / np.maximum((b * b).sum(-1), 1.0), 0.2, 1.25)  # a shadow's darkening
-        body = np.sqrt(((a - shade[..., None] * b) ** 2).sum(-1)) > c.tilt_residual
-        yy, xx = np.ogrid[:h, :w]
-        # inside the top square whatever its turn: never beyond
-        outside = (xx - half * k) ** 2 + (yy - half * k) ** 2 > (0.5 * die * k + margin) ** 2
-        for o in dice:  # the other dice and their side faces are no part of this one
-            if o is d:
-                continue
-            for ox, oy in (o.board_mm, o.features.get("g_centre_mm", o.board_mm)):
-                u, v = (ox - rect[0]) * k, (oy - rect[1]) * k
-                outside &= (xx - u) ** 2 + (yy - v) ** 2 > (1.3 * die * k) ** 2
-
-        def points(mask: np.ndarray) -> np.ndarray:
-            ys, xs = np.nonzero(mask & outside)
-            return np.column_stack([xs, ys]).astype(np.float64)
-
-        def area_beyond(pts: np.ndarray, turn: float) -> float:
-            if not len(pts):
-                return 0.0
-            outline = (self.flat_silhouette((cx, cy), float(turn), c.side_face_slack) - np.array(rect[:2])) * k
-            beyond = distance_beyond(pts, outline)
-            return np.count_nonzero((beyond > margin) & (beyond < c.tilt_reach * die * k)) / (k * k)
-
-        # the face's turn as the flat hypothesis likes it best: near the lattice's (5-degree steps, a pip or two
-        # of error); any turn for a 1, whose single pip gives none
-        turns = (np.arange(0.0, 90.0, 5.0) if value == 1 else turn_deg + np.arange(-6.0, 6.1, 2.0))
-        area, best_turn = math.inf, 0.0
-        pts = points(body)
-        for turn in turns:
-            n = area_beyond(pts, turn)
-            if n < area:
-                area, best_turn = n, float(turn)
-        more = None
-        if hidden and self.body_model is not None and area <= c.max_beyond_area:
-            # at the turn the shadow model's body chose: the body model only adds what that model hid
-            more = area_beyond(points(body | self._body_the_shade_hides(a, b, ~body & outside)), best_turn)
-        return area, best_turn, more
-
-    def tilt_crops(self, frame: np.ndarray, centre_mm) -> tuple[tuple[float, float, float, float], np.ndarray,
-                                                                 np.ndarray, float]:
-        """What the tilt test looks at around a face centred at ``centre_mm``: the square (board mm) it covers,
-        the frame and the reference resampled over it on the top-face plane at ``tilt_px_per_mm`` and blurred
-        (float32 BGR), and the margin (px) for the die's blurred edge."""
-        c = self.config
-        die = float(self.spec.die_size)
-        k = c.tilt_px_per_mm
-        cx, cy = centre_mm
-        half = (0.5 + c.tilt_reach + 0.6) * die
-        rect = (cx - half, cy - half, cx + half, cy + half)
-        now, ref = self.rectified(frame, rect, None, self.reference_full, px_per_mm=k)
-        blur = k / 3.0  # a third of a mm
-        a = cv2.GaussianBlur(now, (0, 0), blur).astype(np.float32)
-        b = cv2.GaussianBlur(ref, (0, 0), blur).astype(np.float32)
-        # the die's edge is blurred over a pixel or two of the camera's picture, more top-plane px where the
-        # die is small in the picture
-        margin = c.tilt_margin * die * k + 1.5 * die * k / max(self.die_px_at(cx, cy), 1.0)
-        return rect, a, b, margin
-
-    def body_asked(self, a: np.ndarray, b: np.ndarray, ask: np.ndarray) -> np.ndarray:
-        """The pixels of ``ask`` the body model is asked about (``tilt_crops``' ``a`` and ``b``): changed by
-        ``body_diff``."""
-        return ask & (((a - b) ** 2).sum(-1) > self.config.body_diff ** 2)
-
-    def _body_the_shade_hides(self, a: np.ndarray, b: np.ndarray, ask: np.ndarray) -> np.ndarray:
-        """Of the pixels ``ask`` (blurred frame ``a`` against reference ``b`` on the top-face plane, the die's top
-        at the centre), those changed by ``body_diff`` that the body model calls the die's body (body_model)."""
-        ask = self.body_asked(a, b, ask)
-        out = np.zeros(ask.shape, bool)
-        if ask.any():
-            out[ask] = self.body_model.p_body(self.body_features_of(a, b, ask)) >= self.config.body_p
-        return out
-
-    def body_features_of(self, a: np.ndarray, b: np.ndarray, where: np.ndarray) -> np.ndarray:
-        """The body model's features of the pixels ``where`` of ``tilt_crops``' ``a`` and ``b``, the die's colour
-        taken from its top (0.4 side round the centre)."""
-        colour = die_colour(a, 0.4 * self.spec.die_size * self.config.tilt_px_per_mm)
-        return body_features(a, b, colour, where)
-
-    def _face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
-        """Of two faces read on one die, the one a flat die's outline explains.
-
-        A pip of a side face and a pip of the top can make a face (a "2" beside a 1) that outscores the top's
-        own: the readers then disagree, or the die is called tilted because its top lies beyond that face's
-        outline. When the per-photo reader's face was found by the grid reader too, and the die's body lies
-        all within a flat die's outline with that face on top while the other face leaves body beyond it,
-        the die is flat and shows the per-photo reader's face. A tilted die leaves body beyond every flat
-        outline, so it stays tilted or unclear."""
-        c = self.config
-        f = d.features
-        alt = f.get("g_alt")
-        if alt is None or "g_centre_mm" not in f or self.reference_full is None or d.status not in ("flat", "unclear"):
-            return d
-        if d.status == "unclear" and not value_unread(d):
-            return d
-        best = f.get("beyond_mm2")
-        if best is None:
-            best, _ = self._beyond_flat_outline(frame, f["g_centre_mm"], f.get("g_value"), f.get("g_turn", 0.0), d, dice)
-        if best <= c.max_beyond_area:
-            return d  # the grid reader's face is a flat die's as well: the disagreement stands
-        area, turn = self._beyond_flat_outline(frame, alt["g_centre_mm"], alt["g_value"], alt["g_turn"], d, dice)
-        if area > c.outline_explains:
-            return d
-        conf = max(float(f["r_conf"]), 0.9)  # the per-photo reader's face (the only alternative _die_from keeps)
-        return self._showing(d, alt, area, turn, conf, outline_over=(f.get("g_value"), best))
-
-    def _weak_face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
-        """The grid reader's first face on a die left unread because rivals came close to it, when the die's
-        outline says the rivals are no top.
-
-        Seen at an angle, a 1's pip and a side face's pips make a "2" or "3" on the same die that scores
-        nearly as well as the 1 (the single pip scores little), so the 1 lacks its margin and the die is
-        "unreadable" though the outline tells the faces apart: with the 1 on top a flat die's outline holds
-        the whole body, with the rival's lattice on top the body lies beyond it. A tilted die leaves body
-        beyond every flat outline, so it stays unread; a face with a blank spot, weak pips or uneven blank
-        places is not taken, and each rival must leave clearly more body than the tilt test's limit
-        (``weak_rival_beyond``: the rule overrules the margin)."""
-        c = self.config
-        f = d.features
-        if not c.weak_face_outline or d.status != "unclear" or self.reference_full is None or \
-                not value_unread(d):
-            return d
-        rivals = f.get("g_rivals") or ()
-        if "g_centre_mm" not in f or not rivals or f.get("r_status") == "cocked" or f["g_margin"] <= 0 or \
-                not self._clear_face(f):
-            return d
-        area, turn = self._beyond_flat_outline(frame, f["g_centre_mm"], f["g_value"], f["g_turn"], d, dice)
-        if area > c.outline_explains:
-            return d
-        over = []
-        for a in rivals:
-            beyond, _ = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
-            if beyond <= c.weak_rival_beyond:
-                return d  # a rival may be a flat die's face as well: the die stays unread
-            over.append((a["g_value"], beyond))
-        return self._showing(d, _own_face(f), area, turn, min(0.9, 0.5 + f["g_margin"] / 100.0),
-                             weak_face_over=tuple(over))
-
-    def _rival_face_the_outline_explains(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
-        """A die left unread whose top is not the grid reader's first face but another it found on the die,
-        the only one whose flat outline holds the die's body.
-
-        From a steep camera a 1's pip and a side face's pip make a "2" that outscores the 1 by more than the
-        margin :meth:`_weak_face_the_outline_explains` asks of a first face, and the 1 may be found only in
-        the look beyond, away from the camera. Every face found on the die (the first, its rivals, the far
-        look's) is put on top in turn: one clear face whose outline leaves at most ``outline_explains`` mm^2 of
-        body beyond it is the top when each other face that may be a top (clear, even blank places or the
-        per-photo reader's value) leaves more than ``weak_rival_beyond`` and each of the rest (a lattice on
-        the top and a side face: uneven blank places, where the camera sees a side's pips) more than the
-        tilt test's ``max_beyond_area``; a face with a pip missing is none. A tilted die leaves body beyond
-        every flat outline, so it stays unread; so does a die two faces explain."""
-        c = self.config
-        f = d.features
-        if not c.rival_face_outline or d.status != "unclear" or self.reference_full is None or \
-                not value_unread(d):
-            return d
-        faces: list[dict] = []
-        own = _own_face(f)
-        die = float(self.spec.die_size)
-        for a in ([own] if "g_centre_mm" in own else []) + list(f.get("g_rivals") or ()) + list(f.get("g_far") or ()):
-            if not any(b["g_value"] == a["g_value"] and math.dist(b["g_centre_mm"], a["g_centre_mm"]) < 0.1 * die
-                       for b in faces):
-                faces.append(a)
-        if len(faces) < 2:
-            return d
-        depth = self._camera_view(d.board_mm)[2]
-        measured = []
-        for a in faces:
-            if a["g_contrast"] < c.grid_alone_contrast:
-                continue  # a pip missing: no face
-            area, turn = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
-            measured.append((a, area, turn))
-        fitting = [m for m in measured if m[1] <= c.outline_explains and self._clear_face(m[0])]
-        if not fitting or len({m[0]["g_value"] for m in fitting}) > 1:
-            return d
-        fits = min(fitting, key=lambda m: m[1])
-        value = fits[0]["g_value"]
-        over = []
-        for a, area, _ in measured:
-            if a["g_value"] == value:
-                continue  # the same face found twice (a 1's pip from two looks)
-            # a face that may be the top: clear, or even blank places (uneven pips: a true face's pip can be
-            # dim), or the per-photo reader's; one whose blank places differ (a lattice on the top and a
-            # side face) need only leave more than the tilt test allows a flat die, where the camera sees
-            # a flat die's side deep enough for its pips (``side_pip_depth``): from nearer straight down, a
-            # side face's pip beside the top is a tilted die's
-            rival = self._clear_face(a) or a["g_face"] <= c.rival_even_face or \
-                a["g_value"] == f.get("r_value") or depth < c.side_pip_depth
-            if area <= (c.weak_rival_beyond if rival else c.max_beyond_area):
-                return d  # two faces may be a flat die's top: the die stays unread
-            over.append((a["g_value"], area))
-        a, area, turn = fits
-        # and the body the shade hides, as for a die read flat (_with_tilt_evidence): the tilt test asks both
-        _, _, hidden = self._body_beyond(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice, hidden=True)
-        more = {} if hidden is None else {"hidden_mm2": hidden}
-        return self._showing(d, a, area, turn, 0.6, rival_face_over=tuple(over), **more)
-
-    def _top_beyond_its_side_face(self, frame: np.ndarray, d: DieSeen, dice: Sequence[DieSeen]) -> DieSeen:
-        """The top of a die both readers read by a side face.
-
-        From a steep camera a flat die's side face is nearly as large as its top and both readers can read
-        it (a 6's side 3): its outline then leaves the die's top beyond it, and the die would be "tilted".
-        When a clear face lies beyond it, on the side away from the camera, whose flat die's outline holds
-        the side face read and the die's body whole (at most ``top_beyond_explains`` mm^2 beyond), that face is
-        the top. A tilted die leaves body beyond every flat outline."""
-        c = self.config
-        f = d.features
-        if not c.top_beyond_side or d.status != "flat" or self.reference_full is None or \
-                f.get("beyond_mm2", 0.0) <= c.max_beyond_area or "g_centre_mm" not in f:
-            return d
-        die = float(self.spec.die_size)
-        k = c.rect_px_per_mm
-        cx, cy = f["g_centre_mm"]
-        # how far the camera sees down a die's side here (the bottom's centre on the top plane, in sides):
-        # a side face seen much less deep than a side is no face the readers take for a top
-        if self._camera_view((cx, cy))[2] < c.side_face_depth:
-            return d
-        half = 2.2 * die
-        x0, y0 = cx - half, cy - half
-        crop = self.rectified(frame, (x0, y0, cx + half, cy + half))
-        excl = [((cx - x0) * k, (cy - y0) * k, 0.78 * die * k)]  # the face read and its neighbourhood
-        excl += [((o.board_mm[0] - x0) * k, (o.board_mm[1] - y0) * k, c.second_die_gap * die * k) for o in dice if o is not d]
-        m = 0.6 * die * k
-        g = grid_read(crop, die * k, centre_box=(m, m, crop.shape[1] - m, crop.shape[0] - m), exclude=excl,
-                      face_tol=c.face_tol, view=self._view_at((cx, cy)))
-        if not self._grid_sure(g):
-            return d
-        top = _face_features(g, (x0, y0), k, die)
-        outline = self.flat_silhouette(top["g_centre_mm"], g.turn_deg, c.side_face_slack)
-        if cv2.pointPolygonTest(outline.astype(np.float32), (float(cx), float(cy)), False) < 0:
-            return d  # the face read is no side face of this one
-        area, turn = self._beyond_flat_outline(frame, top["g_centre_mm"], g.value, g.turn_deg, d, dice)
-        if area > c.top_beyond_explains:
-            return d
-        return self._showing(d, top, area, turn, min(1.0, 0.5 + g.margin / 100.0),
-                             side_face_read=(f.get("g_value"), f.get("beyond_mm2")))
-
-    def _showing(self, d: DieSeen, face: dict, beyond_mm2: float, face_turn: float, confidence: float,
-                 **why) -> DieSeen:
-        """``d`` as a flat die showing another face the grid reader found (``face``: _face_features), whose
-        flat outline leaves ``beyond_mm2`` of the body at ``face_turn``; the face read before is noted in
-        ``why``. The features of that face's pips and rivals go with it."""
-        mm = face["g_centre_mm"]
-        centre = tuple(float(v) for v in self.plane_to_image([mm])[0])
-        feats = {k: v for k, v in d.features.items()
-                 if not k.startswith("aff_") and k not in ("spread", "g_alt", "loose_rival")}
-        feats.update(face, beyond_mm2=beyond_mm2, face_turn=face_turn, **why)
-        reading = DiceReading(face["g_value"], centre, (), confidence, "flat",
-                              float(self.spec.die_size) * float(self.calibration.px_per_mm_at(mm)))
-        return replace(d, value=face["g_value"], status="flat", reason="", centre=centre,
-                       board_mm=(float(mm[0]), float(mm[1])), confidence=confidence, reading=reading, features=feats)
-
     def _judge_die(self, d: DieSeen, roller: Player, opening: bool, others: Sequence[DieSeen] = (),
                    frame: np.ndarray | None = None) -> DieSeen:
         """The die's verdict: cocked, unclear or flat, and where it lies. ``frame``: the picture it was read in,
@@ -1332,8 +970,8 @@ class RollReader:
         if status == "flat":
             f.pop("tilt_why", None)  # judged again (the second look): the last verdict's evidence goes
             why = self._tilt_reason(f, d.value, frame)
-            fits = self._other_face_that_fits(frame, d, others) if why == _BODY_SHOWS else None
-            if why == _BODY_SHOWS and fits is None and self._net_clears_body(frame, f):
+            fits = self._other_face_that_fits(frame, d, others) if why == BODY_SHOWS else None
+            if why == BODY_SHOWS and fits is None and self._net_clears_body(frame, f):
                 f["body_cleared"] = True
                 why = self._tilt_reason(f, d.value, frame, body=False)
             if why:
@@ -1352,7 +990,7 @@ class RollReader:
                 if doubts:
                     status, reason, confirmable = "unclear", f"touching {doubts[0]}: it may lean on it", True
             elif self._net_unsure(frame, f):
-                status, reason, confirmable = "unclear", _NET_UNSURE, True
+                status, reason, confirmable = "unclear", NET_UNSURE, True
         elif status == "cocked" and not reason:
             reason = "tilted"
         value = d.value if status == "flat" else None
@@ -1362,48 +1000,6 @@ class RollReader:
             reading = replace(reading, value=value, status=status)
         return replace(d, value=value, status=status, placement=placement, reason=reason, features=f, reading=reading,
                        proposed=proposed)
-
-    def _other_face_that_fits(self, frame: np.ndarray | None, d: DieSeen, dice: Sequence[DieSeen]) -> int | None:
-        """Another face the grid reader found on ``d`` (clear pips, even blank places) whose flat outline holds
-        the body that lies beyond the outline of the face read: its value, or None.
-
-        A die's body beyond its flat outline is the proof of tilt only when the face read is its top. Seen at
-        an angle a 1's pip and a side face's pips make a "2" or "3" that the readers may take, and the side
-        face then lies beyond that face's outline, not beyond the 1's. Which face is the top the reader cannot
-        tell (a tilted die shows both as well: taking the other face accepted tilted dice), so the die is
-        unclear, a re-roll, not a ruling that it is cocked."""
-        c = self.config
-        f = d.features
-        if not c.other_face_unclear or frame is None or self.reference_full is None:
-            return None
-        for a in list(f.get("g_rivals") or ()) + ([f["g_alt"]] if "g_alt" in f else []):
-            if a["g_value"] == d.value or not self._clear_face(a):
-                continue
-            area, _ = self._beyond_flat_outline(frame, a["g_centre_mm"], a["g_value"], a["g_turn"], d, dice)
-            if area <= c.outline_explains:
-                return int(a["g_value"])
-        return None
-
-    def _tilt_reason(self, f: dict, value: int | None, frame: np.ndarray | None = None, body: bool = True) -> str:
-        """Why the die read flat is tilted after all ("" for no evidence); ``body``: weigh its body beyond a
-        flat outline (off once the net has cleared it, :meth:`_net_clears_body`)."""
-        c = self.config
-        ratio = f.get("aff_ratio")
-        if ratio is not None and ratio > c.max_pattern_ratio:
-            return "tilted (its pips are not square)"
-        if body and (f.get("beyond_mm2", 0.0) > c.max_beyond_area or f.get("hidden_mm2", 0.0) > c.body_beyond_area):
-            return _BODY_SHOWS
-        if f.get("r_status") == "cocked" and c.trust_reader_cocked:
-            return "tilted (side pips seen)"
-        if self._net_calls_cocked(frame, f):
-            return _NET_TILTED
-        return ""
-
-    def _surely_flat(self, f: dict, value: int | None) -> bool:
-        """Beside something it could lean on, a die counts as flat only when its face proves it: four or
-        more pips in a square pattern."""
-        ratio = f.get("aff_ratio")
-        return ratio is not None and ratio <= self.config.sure_pattern_ratio
 
     def _opening_placements(self, dice: list[DieSeen]) -> list[DieSeen]:
         if len(dice) == 2 and all(d.placement == "ok" for d in dice):
@@ -1470,82 +1066,12 @@ class RollReader:
         return [d.as_reading() for d in rr.dice]
 
 
-_o = _PIP_OFFSET
-# a flat die's pips of a 4, 5 and 6 (die sides from the face centre), for the affine fit of their squareness
-# (named apart from pip_grid's _PATTERNS: one name for both once left this fit unused)
-_FLAT_PIPS = {
-    4: np.array([[-_o, -_o], [_o, -_o], [_o, _o], [-_o, _o]]),
-    5: np.array([[-_o, -_o], [_o, -_o], [_o, _o], [-_o, _o], [0, 0]]),
-    6: np.array([[-_o, -_o], [0, -_o], [_o, -_o], [-_o, _o], [0, _o], [_o, _o]]),
-}
-
-
 def _blob_hull(blob: dict) -> np.ndarray:
     """A changed blob's outline (convex hull, mask px), worked out once and kept in the blob."""
     if blob.get("hull") is None:
         ys, xs = np.nonzero(blob["mask"])
         blob["hull"] = cv2.convexHull(np.column_stack([xs, ys]).astype(np.float32))
     return blob["hull"]
-
-
-def distance_beyond(pts: np.ndarray, outline: np.ndarray) -> np.ndarray:
-    """How far each point (n, 2) lies beyond a convex ``outline`` (m, 2), in its units: the largest distance
-    beyond one of its edges' lines (exact off an edge, a little less off a corner; negative inside)."""
-    edge = np.roll(outline, -1, axis=0) - outline
-    normal = np.column_stack([edge[:, 1], -edge[:, 0]]) / np.maximum(np.hypot(edge[:, 0], edge[:, 1]), 1e-9)[:, None]
-    inward = ((outline.mean(axis=0) - outline) * normal).sum(axis=1) > 0
-    normal[inward] *= -1.0
-    return ((pts[:, None, :] - outline[None, :, :]) * normal[None, :, :]).sum(axis=2).max(axis=1)
-
-
-def _affine_fit(pts: np.ndarray, value: int) -> dict:
-    """The best affine map of a flat die's pattern onto the pips (top-plane die sides): its two scales.
-
-    A flat die gives two equal scales near 1; a tilted top face squeezes one of them (cos of the tilt)."""
-    pts = pts - pts.mean(axis=0)
-    best = None
-    for turn in range(0, 180, 6):  # the pattern's turn: the correspondence by nearest pips
-        t = math.radians(turn)
-        rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-        pat = _FLAT_PIPS[value] @ rot.T
-        scale = math.sqrt(np.mean(np.sum(pts ** 2, 1)) / max(np.mean(np.sum(pat ** 2, 1)), 1e-9))
-        d = np.linalg.norm(pts[:, None, :] - scale * pat[None, :, :], axis=2)
-        order = np.argmin(d, axis=1)
-        if len(set(order.tolist())) != len(pts):
-            continue
-        err = float(d[np.arange(len(pts)), order].sum())
-        if best is None or err < best[0]:
-            best = (err, pat[order], turn)
-    if best is None:
-        return {}
-    src, dst = best[1], pts
-    A, *_ = np.linalg.lstsq(src, dst, rcond=None)
-    sv = np.linalg.svd(A, compute_uv=False)
-    return {"aff_ratio": float(sv[0] / max(sv[1], 1e-9)), "aff_scale": float(math.sqrt(sv[0] * sv[1])),
-            "yaw": float(best[2] % 90)}
-
-
-def _face_features(g: "GridReading", origin, k: float, die: float) -> dict:
-    """A grid reader's face as a die's features, on the board (mm): value, how sure, centre, turn, and the
-    pips' fit (``aff_*``: squareness, for 4-6) and spread."""
-    centre_mm = (g.centre[0] / k + origin[0], g.centre[1] / k + origin[1])
-    f = {"g_value": g.value, "g_margin": g.margin, "g_contrast": g.pip_contrast, "g_score": g.score,
-         "g_face": g.face_spread, "g_off": g.off_contrast, "g_turn": g.turn_deg, "g_centre_mm": centre_mm,
-         "g_strong": g.strongest_pip}
-    pips_mm = np.asarray(g.pips, np.float64).reshape(-1, 2) / k + np.asarray(origin)
-    if g.value in _FLAT_PIPS:
-        f.update(_affine_fit(pips_mm / die, g.value))
-    if len(pips_mm) >= 2:
-        p = pips_mm - pips_mm.mean(axis=0)
-        f["spread"] = float(np.sqrt(np.mean(np.sum(p * p, axis=1)))) / (_expected_rms(g.value, len(p)) * die)
-    return f
-
-
-def _own_face(f: dict) -> dict:
-    """A die's own grid face out of its features (:func:`_face_features`' keys), without the other faces
-    found on it."""
-    return {key: f[key] for key in f if (key.startswith(("g_", "aff_")) or key == "spread") and
-            key not in ("g_rivals", "g_alt", "g_far")}
 
 
 def _masked_median(img: np.ndarray, mask: np.ndarray) -> float:
@@ -1563,14 +1089,6 @@ def _masked_median(img: np.ndarray, mask: np.ndarray) -> float:
 def _reading_rank(r) -> tuple:
     """Best first: flat before cocked/unclear, then the more confident."""
     return ({"flat": 0, "cocked": 1}.get(r.status, 2), -float(r.confidence))
-
-
-def _expected_rms(value: int | None, n: int) -> float:
-    """RMS distance of a flat die's pips from the face centre, in die sides."""
-    o = _PIP_OFFSET
-    table = {2: o * math.sqrt(2), 3: o * math.sqrt(2) * math.sqrt(2 / 3), 4: o * math.sqrt(2),
-             5: o * math.sqrt(2) * math.sqrt(4 / 5), 6: o * math.sqrt((4 * 2 + 2 * 1) / 6)}
-    return table.get(n, o)
 
 
 def _shifted(r, dx: float, dy: float, scale: float = 1.0):

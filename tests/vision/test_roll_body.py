@@ -13,7 +13,8 @@ from tablecompanion.vision.body_model import (DEFAULT_BODY_MODEL, N_FEATURES, Bo
                                               load_body_model, save_body_model)
 from tablecompanion.vision.dice import DiceVisionError
 from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_case
-from tablecompanion.vision.roll_reader import _BODY_SHOWS, RollReader, RollReaderConfig
+from tablecompanion.vision.roll_reader import RollReader, RollReaderConfig
+from tablecompanion.vision.tilt_evidence import BODY_SHOWS
 
 needs_model = pytest.mark.skipif(not DEFAULT_BODY_MODEL.is_file(), reason="no body model shipped (models/roll_body.npz)")
 
@@ -99,7 +100,7 @@ def test_a_die_tilted_in_open_space_on_its_own_colour_is_cocked(index):
     rr, truth = _read(case)
     assert rr.verdict == "void" and "cocked" in rr.reason, rr.reason
     cocked = [d for d in rr.dice if d.status == "cocked"]
-    assert len(cocked) == 1 and cocked[0].reason == _BODY_SHOWS
+    assert len(cocked) == 1 and cocked[0].reason == BODY_SHOWS
     assert cocked[0].features["hidden_mm2"] > RollReaderConfig().body_beyond_area >= cocked[0].features["beyond_mm2"]
 
 

@@ -8,7 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from tablecompanion.vision.roll_reader import _FLAT_PIPS, _affine_fit, camera_from_homography
+from tablecompanion.vision.die_face import FLAT_PIPS, affine_fit
+from tablecompanion.vision.roll_reader import camera_from_homography
 
 
 @pytest.mark.parametrize("value", [4, 5, 6])
@@ -16,11 +17,11 @@ def test_the_pip_squareness_fit_measures_a_tilt(value):
     """A flat face's pips fit with equal scales; tipped by 25 degrees, one scale is cos(25) of the other."""
     turn = math.radians(17)
     rot = np.array([[math.cos(turn), -math.sin(turn)], [math.sin(turn), math.cos(turn)]])
-    flat = _FLAT_PIPS[value] @ rot.T + (3.0, 4.0)
-    assert _affine_fit(flat, value)["aff_ratio"] == pytest.approx(1.0, abs=1e-6)
+    flat = FLAT_PIPS[value] @ rot.T + (3.0, 4.0)
+    assert affine_fit(flat, value)["aff_ratio"] == pytest.approx(1.0, abs=1e-6)
     squeeze = np.diag([1.0, math.cos(math.radians(25))])
-    tilted = _FLAT_PIPS[value] @ rot.T @ squeeze + (3.0, 4.0)
-    assert _affine_fit(tilted, value)["aff_ratio"] == pytest.approx(1 / math.cos(math.radians(25)), rel=1e-3)
+    tilted = FLAT_PIPS[value] @ rot.T @ squeeze + (3.0, 4.0)
+    assert affine_fit(tilted, value)["aff_ratio"] == pytest.approx(1 / math.cos(math.radians(25)), rel=1e-3)
 
 
 def test_a_near_frontal_view_takes_the_focal_prior_not_a_noisy_estimate():
