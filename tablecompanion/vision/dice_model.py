@@ -17,7 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from tablecompanion.vision.dice import DiceVisionError, GroupEvidence
+from tablecompanion.vision.dice_reading import DiceVisionError
+from tablecompanion.vision.pip_count import GroupEvidence
 
 CROP = 40  # crop side in pixels
 CROP_SCALE = 1.3  # crop side / estimated die side
