@@ -28,6 +28,7 @@ from tablecompanion.calibration import calibrate_from_markers  # noqa: E402
 from tablecompanion.vision import roll_reader as rr_mod  # noqa: E402
 from tablecompanion.vision.body_model import DEFAULT_BODY_MODEL, save_body_model  # noqa: E402
 from tablecompanion.vision.roll_eval import checker_centres, make_cases, render_case  # noqa: E402
+from tablecompanion.vision.tilt_evidence import distance_beyond  # noqa: E402
 
 
 def crops_of_case(case, per_die: int, rng) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -55,7 +56,7 @@ def crops_of_case(case, per_die: int, rng) -> tuple[list[np.ndarray], list[np.nd
             cv2.fillConvexPoly(truth_mask, np.round(hull * 16).astype(np.int32), 255, cv2.LINE_8, 4)
         outline = (reader.flat_silhouette((cx, cy), f["face_turn"], c.side_face_slack) - np.array(rect[:2])) * k
         yy, xx = np.mgrid[:h, :w]
-        beyond = rr_mod.distance_beyond(np.column_stack([xx.ravel(), yy.ravel()]).astype(np.float64), outline).reshape(h, w)
+        beyond = distance_beyond(np.column_stack([xx.ravel(), yy.ravel()]).astype(np.float64), outline).reshape(h, w)
         inner = (xx - half * k) ** 2 + (yy - half * k) ** 2 <= (0.5 * die * k + margin) ** 2
         where = reader.body_asked(a, b, (beyond > margin - 2) & (beyond < c.tilt_reach * die * k + 2) & ~inner)
         ys, xs = np.nonzero(where)

@@ -751,11 +751,14 @@ def test_a_read_ahead_is_dropped_when_a_die_moved_or_the_reference_changed(monke
 
 
 def _spy_grid(monkeypatch) -> list:
+    """Counts the roll reader's pip-grid searches (its own and its outline checks')."""
+    import tablecompanion.vision.outline_faces as faces_mod
     import tablecompanion.vision.roll_reader as rr_mod
 
     calls: list = []
     real = rr_mod.grid_read
-    monkeypatch.setattr(rr_mod, "grid_read", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for mod in (rr_mod, faces_mod):
+        monkeypatch.setattr(mod, "grid_read", lambda *a, **k: calls.append(1) or real(*a, **k))
     return calls
 
 
