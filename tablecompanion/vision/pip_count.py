@@ -1,7 +1,7 @@
 """Pip counting: dice read from their pips alone, the dice reader's fallback and the roll reader's own.
 
-``to_colour_space`` -> ``local_face`` (the colour a pip is seen against) -> ``find_pips`` (blobs darker or
-lighter than it) -> ``group_pips`` (pips one face apart, with no edge between them) -> ``prune_groups`` ->
+``to_colour_space`` -> ``local_face`` (the colour a pip is seen against) -> ``find_pips`` (round blobs much
+darker or lighter than it) -> ``group_pips`` (close, alike, with only face between them) -> ``prune_groups`` ->
 ``group_evidence`` (the face's outline, how well the pips fit a die's pattern, clutter on the face) ->
 ``reading_from_evidence``. :func:`candidates` runs the chain on a frame; with a learned check
 (``DiceConfig(model="*.npz")``) :func:`classify_evidence` gives the value and die / no-die instead.
@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from tablecompanion.vision.dice_reading import DEFAULT_CONFIG, DiceConfig, DiceReading, DiceVisionError, Status, check_frame
+
 
 def _odd(n: float) -> int:
     n = max(1, int(round(n)))

@@ -9,6 +9,7 @@ import numpy as np
 
 from tablecompanion.vision.dice_reading import DEFAULT_CONFIG, DiceConfig, DiceReading
 
+
 def is_line_drawing(frame: np.ndarray, reading: DiceReading, config: DiceConfig = DEFAULT_CONFIG) -> bool:
     """Is this "die" a printed one: a line drawing whose outline closes off paper of the colour around it?
 
