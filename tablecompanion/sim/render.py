@@ -761,7 +761,7 @@ class Renderer(HandPainter):
         three (B, G, R: the white balance drifting with it); ``shade`` =
         (x_mm, y_mm, radius_mm, strength) darkens a soft disc of the table (someone leaning over the
         light, a passing cloud); ``rows`` (one factor per picture row) the light each row saw: a
-        rolling shutter under lamps that flicker with the mains (``footage._Flicker``).
+        rolling shutter under lamps that flicker with the mains (``footage_light.MainsFlicker``).
         """
         if scene.home != self.geo.home or scene.style != self.style.name or scene.markers != self.markers:
             raise SimError("scene does not match this renderer's board (home/style/markers): use renderer_for()")

@@ -209,15 +209,15 @@ def test_mains_flicker_bands_roll_a_third_of_a_band_every_frame(match_path):
     frame; the truth carries the phase, depth 0 draws none, and an impossible depth is a clear error."""
     import numpy as np
 
-    from tablecompanion.sim.footage import _Flicker
+    from tablecompanion.sim.footage_light import MainsFlicker
 
-    f = _Flicker(seed=1, fps=30.0, depth=0.05, height=720)
+    f = MainsFlicker(seed=1, fps=30.0, depth=0.05, height=720)
     rows = [f.rows(i) for i in range(4)]
     assert all(abs(float(r.max()) - 1.05) < 0.002 and abs(float(r.min()) - 0.95) < 0.002 for r in rows)
     assert not np.allclose(rows[0], rows[1]) and np.allclose(rows[0], rows[3], atol=1e-4)  # 3 1/3 cycles a frame
     assert abs((f.phase(1) - f.phase(0)) % 1.0 - 1 / 3) < 1e-9
     frames = list(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1, flicker=0.05))[:3]
-    same = _Flicker(seed=0, fps=30.0, depth=0.05, height=TINY.height)  # what the footage draws for its seed
+    same = MainsFlicker(seed=0, fps=30.0, depth=0.05, height=TINY.height)  # what the footage draws for its seed
     assert [t["flicker"] for _, t in frames] == [{"depth": 0.05, "phase": round(same.phase(i), 4)} for i in range(3)]
     plain = list(iter_match_frames(match_path, seed=0, camera=TINY, max_turns=1))[:3]
     assert all("flicker" not in t for _, t in plain)
@@ -232,11 +232,11 @@ def test_the_room_light_changes_now_and_then_and_the_camera_catches_up(match_pat
     how the room is lit."""
     import numpy as np
 
-    from tablecompanion.sim.footage import _RoomLight
+    from tablecompanion.sim.footage_light import RoomLight
 
-    room = _RoomLight(seed=0, fps=30.0)
+    room = RoomLight(seed=0, fps=30.0)
     gains = np.array([room.at(i)[0] for i in range(30 * 300)])
-    again = _RoomLight(seed=0, fps=30.0)
+    again = RoomLight(seed=0, fps=30.0)
     assert [again.at(i)[0] for i in range(30 * 300)] == list(gains)
     switches = [e for e in room.events if e[1] == 1]
     assert switches, room.events

@@ -294,10 +294,10 @@ def test_a_passing_shadow_darkens_only_its_part_of_the_table():
 
 def test_shadow_schedule_is_deterministic_and_comes_and_goes():
     from tablecompanion.geometry import BoardSpec
-    from tablecompanion.sim.footage import _ShadowSchedule
+    from tablecompanion.sim.footage_light import PassingShadows
 
     def run(seed):
-        s = _ShadowSchedule(seed, 30.0, BoardSpec())
+        s = PassingShadows(seed, 30.0, BoardSpec())
         return [s.at(i) for i in range(30 * 90)]
 
     a, b = run(4), run(4)
@@ -331,7 +331,7 @@ def _sleeve_and_forearm_widths(hand):
     """Widths (px) across the arm, straight down from above: the sleeve just past its cuff, the forearm
     just before it and at the wrist; and whether any sleeve pixel lies beyond the cuff's plane."""
     from tablecompanion.geometry import BoardSpec
-    from tablecompanion.sim.hands import field_block, hand_capsules, hand_field, project_capsules
+    from tablecompanion.sim.hands import hand_capsules, hand_field, project_capsules
 
     cam = Camera(width=640, height=360, tilt_deg=0.0, yaw_deg=0.0, distortion=(0.0,) * 5)
     model = Renderer(cam).model

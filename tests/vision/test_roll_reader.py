@@ -1069,11 +1069,11 @@ def test_a_roll_under_mains_flicker_is_read_as_without_it():
     """Lamps on 50 Hz mains leave a rolling shutter's bands in the picture, at another phase in the
     reference than in the roll's frame: 6 % bands summed over B, G and R read as change on every light
     point until the reference is brought to the frame's light band by band."""
-    from tablecompanion.sim.footage import _Flicker
+    from tablecompanion.sim.footage_light import MainsFlicker
 
     reader, img, truth = _open_space_roll(5, 2)
     plain = reader.read(img, roller="bottom")
-    bands = _Flicker(seed=0, fps=30.0, depth=0.06, height=img.shape[0])
+    bands = MainsFlicker(seed=0, fps=30.0, depth=0.06, height=img.shape[0])
     reference = reader.reference_full
     flickered = np.clip(img.astype(np.float32) * bands.rows(1)[:, None, None], 0, 255).astype(np.uint8)
     under = RollReader(reader.calibration)
