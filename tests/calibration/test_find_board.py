@@ -12,7 +12,7 @@ from tablecompanion.calibration.synthetic import STYLES, photograph
 from tablecompanion.calibration.model import apply_homography
 from tablecompanion.geometry import BoardGeometry, BoardSpec
 
-from .conftest import SHARED, point_centres, real_photos
+from .conftest import point_centres, real_photos
 
 
 def truth_case(photo) -> ev.Case:

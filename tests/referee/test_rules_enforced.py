@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tablecompanion.referee import Referee, RefereeError, TableSettings
+from tablecompanion.referee import RefereeError, TableSettings
 
 from .conftest import decisions, refused
 

@@ -4,7 +4,6 @@ and (with the shared match files) simulator footage read end to end by the real 
 from __future__ import annotations
 
 import math
-import threading
 import time
 from pathlib import Path
 

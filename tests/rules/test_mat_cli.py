@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tablecompanion.cli import main
 from tests.rules.conftest import need
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablecompanion.rules import BAR, CHECKERS, OFF, MatchState, Position, Xgid
+from tablecompanion.rules import CHECKERS, OFF, MatchState, Position, Xgid
 
 ALL_ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]
 

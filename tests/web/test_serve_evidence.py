@@ -33,7 +33,7 @@ def test_display_never_links_evidence(client, hall):
 
 def test_evidence_outside_the_table_or_folder_is_404(client, hall):
     rel = _void_with_frame(hall)
-    assert client.get(f"/tables/1/evidence/evidence/1/../../record.sqlite3").status_code == 404
+    assert client.get("/tables/1/evidence/evidence/1/../../record.sqlite3").status_code == 404
     assert client.get("/tables/1/evidence/evidence/1/nothing-here.jpg").status_code == 404
     assert client.get(f"/tables/2/evidence/{rel}").status_code == 404
     assert client.get("/tables/1/evidence/web-secret-key").status_code == 404
