@@ -48,7 +48,7 @@ from tablecompanion.vision.placement import Placement, place_point
 from tablecompanion.vision.roll_config import RollReaderConfig
 from tablecompanion.vision.roll_verdict import DieSeen, RollReading, judge_dice, propose
 from tablecompanion.vision.row_light import RowLight
-from tablecompanion.vision.still_board import StillBoard, _masked_median
+from tablecompanion.vision.still_board import StillBoard
 from tablecompanion.vision.tilt_evidence import BODY_SHOWS, NET_UNSURE, TILT_PATCH, TILT_SPAN, TiltEvidence
 
 # The per-photo reader behind the roll reader: pip counting. On rectified crops of simulator dice (a
@@ -328,9 +328,7 @@ class RollReader(StillBoard, TiltEvidence, OutlineFaces):
         out = self._reading_of(dice, expected, opening)
         dice_left = None
         if dice:  # where these dice lie, and the board before they came, for telling their leaving later
-            if self._reference_level is None:
-                self._reference_level = _masked_median(self.reference, self.search_mask)
-            dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_level)
+            dice_left = _LastDice(tuple(d.board_mm for d in dice), self.reference, self._reference_median())
         return out, dice_left
 
     @staticmethod

@@ -147,6 +147,13 @@ class StillBoard:
         small = cv2.resize(frame, self.small_size, interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (3, 3), 0)
 
+    def _reference_median(self) -> float:
+        """The reference's median green level in the search area: worked out once a reference, when first
+        needed (brightness matching, and the board a read's dice are told to have left)."""
+        if self._reference_level is None:
+            self._reference_level = _masked_median(self.reference, self.search_mask)
+        return self._reference_level
+
     def _changed(self, small: np.ndarray, ref: np.ndarray, ref_level: float | None = None,
                  threshold: int | None = None) -> tuple[np.ndarray, float]:
         """Where ``small`` differs from ``ref`` (both half size) in the search area by more than ``threshold``
@@ -172,9 +179,7 @@ class StillBoard:
         c = self.config
         small = self._small(frame) if small is None else small
         # brightness drift (auto exposure, light) between the reference and now
-        if self._reference_level is None:
-            self._reference_level = _masked_median(self.reference, self.search_mask)
-        mask, self._gain = self._changed(small, self.reference, self._reference_level, threshold)
+        mask, self._gain = self._changed(small, self.reference, self._reference_median(), threshold)
         mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
         s = c.diff_scale
@@ -248,7 +253,7 @@ class StillBoard:
         """Blobs of change over ``faint_threshold`` that lie mostly (all but ``faint_overlap``) where nothing
         changed by ``diff_threshold``: a die the first search could not see, not the halo of one it saw."""
         c = self.config
-        strong, _ = self._changed(small, self.reference, self._reference_level)
+        strong, _ = self._changed(small, self.reference, self._reference_median())
         out = []
         for blob in self.changed_blobs(frame, small, c.faint_threshold)[0]:
             if not self._two_dice_at_most(blob):

@@ -38,7 +38,7 @@ def test_a_change_beyond_the_board_leaves_the_checkers_found_on_it():
     one of them, as in the void footage's throw 3392, whose read-ahead searched for checkers again, 38 ms)
     show the same checkers: the checker search looks at the board alone. The same change on the board
     is a board changed."""
-    from tablecompanion.vision.roll_reader import _masked_median
+    from tablecompanion.vision.still_board import _masked_median
 
     base = Scene.from_position(Position.initial(), dice=())
     ref, _ = renderer_for(Camera.preset("default"), base).render(base, seed=3)
