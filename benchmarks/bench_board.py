@@ -30,18 +30,17 @@ def _frame(style: str, camera: str):
 
 
 @pytest.mark.parametrize("style,camera", [("tournament", "default"), ("classic", "tilted"), ("leather", "top")])
-def test_read_board_1280x720(benchmark, report, style, camera):
+def test_read_board_1280x720(benchmark, report_median, style, camera):
     img, cal, scene = _frame(style, camera)
     read_board(img, cal)  # pixel maps for this calibration, once
     reading = benchmark(read_board, img, cal)
     got = {p: reading.checkers.points[p] for p in range(1, 25)}
     want = {p: (c if n else None, n) for p, (c, n) in enumerate(scene.points, start=1)}
     assert got == want
-    if benchmark.stats:  # None under --benchmark-disable (pyproject addopts): a run that only checks it works
-        report("board", f"read {style}/{camera} median", benchmark.stats.stats.median * 1000, "ms")
+    report_median("board", f"read {style}/{camera} median")
 
 
-def test_read_board_live_path_1280x720(benchmark, report):
+def test_read_board_live_path_1280x720(benchmark, report_median):
     """What the BoardWatcher pays per clear frame: the read without the single-picture arm check (the watcher
     tells arms from the bare board over time)."""
     from dataclasses import replace
@@ -53,8 +52,7 @@ def test_read_board_live_path_1280x720(benchmark, report):
     read_board(img, cal, config)
     reading = benchmark(read_board, img, cal, config)
     assert reading.checkers.points[6] == ("light", 5) or scene.points[5] != ("light", 5)
-    if benchmark.stats:  # None under --benchmark-disable (pyproject addopts): a run that only checks it works
-        report("board", "read, watcher path (no arm check) median", benchmark.stats.stats.median * 1000, "ms")
+    report_median("board", "read, watcher path (no arm check) median")
 
 
 def test_identify_play_after_a_read(benchmark):

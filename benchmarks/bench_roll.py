@@ -166,7 +166,7 @@ def test_roll_latency_live_camera(benchmark, report):
     report("roll live", "frames processed", res["frames_processed"], f"of {res['frames']}")
 
 
-def test_per_frame_cost_1280x720(benchmark, report):
+def test_per_frame_cost_1280x720(benchmark, report_median):
     """What every frame costs while the dice move: the runner's ``CameraPipeline.feed`` (the roll watcher's
     motion measure at 640 px, and the board watcher the runner feeds every frame), calibrated from the
     first frame as the demo is."""
@@ -184,11 +184,10 @@ def test_per_frame_cost_1280x720(benchmark, report):
         pipe.feed(moving[i % len(moving)], i / FPS)
 
     benchmark(step)
-    if benchmark.stats:  # None under --benchmark-disable (pyproject addopts): a run that only checks it works
-        report("roll", "per-frame pipeline while dice move", 1.0 / benchmark.stats.stats.median, "frames/s")
+    report_median("roll", "per-frame pipeline while dice move", rate_unit="frames/s")
 
 
-def test_read_of_a_settled_roll(benchmark, report):
+def test_read_of_a_settled_roll(benchmark, report_median):
     """The read done once per settled roll: change mask, top-plane crops, both readers, judgement."""
     from tablecompanion.calibration import calibrate_from_markers
     from tablecompanion.rules.position import Position
@@ -203,5 +202,4 @@ def test_read_of_a_settled_roll(benchmark, report):
     reader.set_reference(ref)
     rr = benchmark(reader.read, img)
     assert rr.verdict == "valid" and sorted(rr.values) == [3, 6]
-    if benchmark.stats:  # None under --benchmark-disable (pyproject addopts): a run that only checks it works
-        report("roll", "one settled-roll read", benchmark.stats.stats.median * 1000.0, "ms")
+    report_median("roll", "one settled-roll read")

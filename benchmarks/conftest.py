@@ -21,6 +21,25 @@ def report():
     return add
 
 
+@pytest.fixture
+def report_median(benchmark, report):
+    """``report_median(group, label, rate_unit=None)`` adds this test's timed median to the summary, in ms,
+    or as a rate (runs per second) in ``rate_unit`` ("frames/s"). Nothing is added when pytest-benchmark
+    is disabled (``--benchmark-disable``, pyproject's addopts): the test then runs once, untimed, to check
+    that it still works."""
+
+    def add(group: str, label: str, rate_unit: str | None = None) -> None:
+        if benchmark.stats is None:
+            return
+        median = benchmark.stats.stats.median
+        if rate_unit is None:
+            report(group, label, median * 1000.0, "ms")
+        else:
+            report(group, label, 1.0 / median, rate_unit)
+
+    return add
+
+
 @pytest.fixture(scope="session")
 def session_rows():
     """The rows reported so far in this run (to compute ratios between benchmarks)."""
